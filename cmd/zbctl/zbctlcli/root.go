@@ -1,0 +1,167 @@
+// Package zbctlcli implements the zbctl command line. [Run] is the whole program: it takes the
+// arguments and the standard streams, so tests drive it in-process.
+package zbctlcli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/spf13/cobra"
+
+	"github.com/zenbrain/zb/dbconn"
+	"github.com/zenbrain/zb/internal/pgcluster"
+)
+
+// env is the environment zbctl reads, in one place.
+type env struct {
+	DatabaseURL string // ZB_DATABASE_URL
+	Home        string // ZB_HOME, default ./.zb
+	DevPort     int    // ZB_DEV_PORT, default pgcluster.PortDefault
+	PgBinDir    string // ZB_PG_BINDIR
+	PgUser      string // ZB_PG_USER
+}
+
+func readEnv(getenv func(string) string) (env, error) {
+	e := env{
+		DatabaseURL: getenv("ZB_DATABASE_URL"),
+		Home:        getenv("ZB_HOME"),
+		PgBinDir:    getenv("ZB_PG_BINDIR"),
+		PgUser:      getenv("ZB_PG_USER"),
+	}
+	if e.Home == "" {
+		e.Home = ".zb"
+	}
+	if p := getenv("ZB_DEV_PORT"); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 || n > 65535 {
+			return e, fmt.Errorf("ZB_DEV_PORT=%q is not a TCP port (1..65535)", p)
+		}
+		e.DevPort = n
+	}
+	return e, nil
+}
+
+// app is the state shared by all subcommands.
+type app struct {
+	env    env
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	json   bool
+}
+
+// Run executes zbctl with args and returns the process exit code.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return RunContext(ctx, args, os.Getenv, stdin, stdout, stderr)
+}
+
+// RunContext is Run with an explicit context and environment lookup.
+func RunContext(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := a.rootCmd()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	var envErr error
+	a.env, envErr = readEnv(getenv)
+	root.PersistentPreRunE = func(*cobra.Command, []string) error { return envErr }
+	if err := root.ExecuteContext(ctx); err != nil {
+		if a.json {
+			_ = json.NewEncoder(stdout).Encode(map[string]string{"error": err.Error()})
+		} else {
+			fmt.Fprintf(stderr, "zbctl: %v\n", err)
+		}
+		var ee exitError
+		if errors.As(err, &ee) {
+			return ee.code
+		}
+		return 1
+	}
+	return 0
+}
+
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string { return e.err.Error() }
+func (e exitError) Unwrap() error { return e.err }
+
+func (a *app) rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "zbctl",
+		Short: "Operate zenbrain: long-term memory for LLM agents in PostgreSQL",
+		Long: `zbctl operates zenbrain: the embedded dev database, schema migrations and more.
+
+Every command that needs a database uses ZB_DATABASE_URL when it is set, else the dev
+cluster under ZB_HOME (default ./.zb) started by 'zbctl dev up'.
+
+Environment:
+  ZB_DATABASE_URL  PostgreSQL URL of a server with pgvector >= 0.8
+  ZB_HOME          directory of the embedded dev cluster (default ./.zb)
+  ZB_DEV_PORT      loopback TCP port of a new dev cluster (default 54329)
+  ZB_PG_BINDIR     directory of the PostgreSQL server binaries (default: newest >= 15 found)
+  ZB_PG_USER       user the dev server runs as when zbctl runs as root (default postgres)`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().BoolVar(&a.json, "json", false, "print machine-readable JSON")
+	root.AddCommand(a.devCmd(), a.migrateCmd())
+	return root
+}
+
+// printJSON writes v as indented JSON.
+func (a *app) printJSON(v any) error {
+	enc := json.NewEncoder(a.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func (a *app) cluster() (*pgcluster.Cluster, error) {
+	return pgcluster.New(&pgcluster.Config{
+		Dir:       a.env.Home,
+		Port:      a.env.DevPort,
+		BinDir:    a.env.PgBinDir,
+		RunAsUser: a.env.PgUser,
+	})
+}
+
+// databaseURL returns ZB_DATABASE_URL, else the URL of the running dev cluster.
+func (a *app) databaseURL(ctx context.Context) (string, error) {
+	if a.env.DatabaseURL != "" {
+		return a.env.DatabaseURL, nil
+	}
+	home, _ := filepath.Abs(a.env.Home)
+	cl, err := a.cluster()
+	if err != nil {
+		return "", fmt.Errorf("ZB_DATABASE_URL is not set and the dev cluster is unavailable: %w", err)
+	}
+	if !cl.Initialized() {
+		return "", fmt.Errorf("no database: set ZB_DATABASE_URL, or run 'zbctl dev up' to create the dev cluster in %s", home)
+	}
+	if !cl.Running(ctx) {
+		return "", fmt.Errorf("the dev cluster in %s is not running: run 'zbctl dev up' (or set ZB_DATABASE_URL)", home)
+	}
+	return cl.URL()
+}
+
+func (a *app) pool(ctx context.Context) (*pgxpool.Pool, error) {
+	u, err := a.databaseURL(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return dbconn.NewPool(ctx, &dbconn.Config{URL: u, ApplicationName: "zbctl", MaxConns: 4})
+}

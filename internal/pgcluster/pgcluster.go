@@ -1,0 +1,606 @@
+// Package pgcluster manages a PostgreSQL cluster owned by the project: the embedded local
+// database behind `zbctl dev` and the throwaway servers of the test harness.
+//
+// A cluster lives in one directory:
+//
+//	<dir>/data          PGDATA
+//	<dir>/run           unix socket directory (or a short directory under /tmp when the path is too long)
+//	<dir>/postgres.log  server log
+//	<dir>/cluster.json  port, password, binaries and version, written at init
+//
+// PostgreSQL refuses to run as root. When the calling process is root, the server runs as an
+// unprivileged user (RunAsUser, default "postgres", else "nobody") and the cluster's files are
+// owned by that user. Local socket connections are trusted (the socket directory is private to
+// the server's owner); TCP connections on the loopback address need the generated password.
+package pgcluster
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// PortDefault is the loopback TCP port of the dev cluster when Config.Port is 0 and
+// Config.AnyPort is false.
+const PortDefault = 54329
+
+// DatabaseDefault is the name of the database created in a new cluster.
+const DatabaseDefault = "zenbrain"
+
+// SuperuserDefault is the superuser created by initdb.
+const SuperuserDefault = "zb"
+
+// MinMajorVersion is the oldest PostgreSQL major version zenbrain supports.
+const MinMajorVersion = 15
+
+// ErrNotInitialized is returned when a cluster directory holds no cluster yet.
+var ErrNotInitialized = errors.New("cluster is not initialized")
+
+// Config configures a Cluster.
+type Config struct {
+	// Dir is the cluster directory. Required.
+	Dir string
+
+	// BinDir is the directory of the PostgreSQL server binaries (initdb, pg_ctl, postgres).
+	// Defaults to the newest /usr/lib/postgresql/<major>/bin with major >= 15, then the
+	// directory reported by pg_config on PATH.
+	BinDir string
+
+	// Port is the loopback TCP port. Defaults to PortDefault; see AnyPort.
+	Port int
+
+	// AnyPort picks a free port at init instead of PortDefault when Port is 0. Test servers
+	// set it.
+	AnyPort bool
+
+	// Database is the database created at init. Defaults to DatabaseDefault.
+	Database string
+
+	// RunAsUser is the user the server runs as when the caller is root. Defaults to
+	// "postgres" when that user exists, else "nobody". Ignored when not root.
+	RunAsUser string
+
+	// Ephemeral trades durability for speed (fsync, full_page_writes and synchronous_commit
+	// off). For test servers only.
+	Ephemeral bool
+
+	// Settings are extra postgresql.conf settings written at init.
+	Settings map[string]string
+}
+
+// Info is what init records in cluster.json.
+type Info struct {
+	Port      int    `json:"port"`
+	Password  string `json:"password"`
+	Superuser string `json:"superuser"`
+	Database  string `json:"database"`
+	BinDir    string `json:"bin_dir"`
+	Version   string `json:"version"`
+	SocketDir string `json:"socket_dir"`
+}
+
+// Cluster is a PostgreSQL cluster in a directory. Its methods are safe to call repeatedly:
+// Init on an initialized cluster and Start on a running one do nothing.
+type Cluster struct {
+	cfg  Config
+	cred *syscall.Credential // nil unless running as root
+	uid  int
+	gid  int
+}
+
+// New returns a Cluster for cfg, resolving binaries and the run-as user. It does not touch
+// the directory.
+func New(cfg *Config) (*Cluster, error) {
+	c := &Cluster{cfg: *cfg}
+	if c.cfg.Dir == "" {
+		return nil, errors.New("pgcluster: Config.Dir is required")
+	}
+	dir, err := filepath.Abs(c.cfg.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("error resolving cluster directory %q: %w", c.cfg.Dir, err)
+	}
+	c.cfg.Dir = dir
+	c.cfg.Database = cmp.Or(c.cfg.Database, DatabaseDefault)
+	if c.cfg.BinDir == "" {
+		c.cfg.BinDir, err = FindBinDir()
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, name := range []string{"initdb", "pg_ctl", "postgres"} {
+		if _, err := os.Stat(filepath.Join(c.cfg.BinDir, name)); err != nil {
+			return nil, fmt.Errorf("PostgreSQL binary %s not found in %s: run 'make deps' or set ZB_PG_BINDIR", name, c.cfg.BinDir)
+		}
+	}
+	c.uid, c.gid = os.Getuid(), os.Getgid()
+	if os.Geteuid() == 0 {
+		name := c.cfg.RunAsUser
+		if name == "" {
+			name = "postgres"
+			if _, err := user.Lookup(name); err != nil {
+				name = "nobody"
+			}
+		}
+		u, err := user.Lookup(name)
+		if err != nil {
+			return nil, fmt.Errorf("running as root, the server needs an unprivileged user; user %q not found (set ZB_PG_USER): %w", name, err)
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		if uid == 0 {
+			return nil, fmt.Errorf("user %q is root; PostgreSQL needs an unprivileged user (set ZB_PG_USER)", name)
+		}
+		c.uid, c.gid = uid, gid
+		c.cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+	}
+	return c, nil
+}
+
+// Dir returns the cluster directory.
+func (c *Cluster) Dir() string { return c.cfg.Dir }
+
+func (c *Cluster) dataDir() string  { return filepath.Join(c.cfg.Dir, "data") }
+func (c *Cluster) logFile() string  { return filepath.Join(c.cfg.Dir, "postgres.log") }
+func (c *Cluster) infoFile() string { return filepath.Join(c.cfg.Dir, "cluster.json") }
+
+// FindBinDir returns the bin directory of the newest installed PostgreSQL server whose major
+// version is at least MinMajorVersion.
+func FindBinDir() (string, error) {
+	type cand struct {
+		dir   string
+		major int
+	}
+	var cands []cand
+	matches, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	for _, m := range matches {
+		major, err := strconv.Atoi(filepath.Base(filepath.Dir(m)))
+		if err == nil {
+			cands = append(cands, cand{m, major})
+		}
+	}
+	if pgc, err := exec.LookPath("pg_config"); err == nil {
+		if out, err := exec.Command(pgc, "--bindir").Output(); err == nil {
+			dir := strings.TrimSpace(string(out))
+			if v, err := exec.Command(pgc, "--version").Output(); err == nil {
+				if major, ok := parseMajor(string(v)); ok {
+					cands = append(cands, cand{dir, major})
+				}
+			}
+		}
+	}
+	sort.Slice(cands, func(i, j int) bool { return cands[i].major > cands[j].major })
+	for _, c := range cands {
+		if c.major < MinMajorVersion {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(c.dir, "postgres")); err == nil {
+			return c.dir, nil
+		}
+	}
+	return "", fmt.Errorf("no PostgreSQL >= %d server binaries found: run 'make deps', set ZB_PG_BINDIR, "+
+		"or point ZB_DATABASE_URL at a PostgreSQL with pgvector", MinMajorVersion)
+}
+
+var majorRE = regexp.MustCompile(`PostgreSQL\)? (\d+)`)
+
+func parseMajor(s string) (int, bool) {
+	m := majorRE.FindStringSubmatch(s)
+	if m == nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(m[1])
+	return n, err == nil
+}
+
+// Initialized reports whether the directory holds an initialized cluster.
+func (c *Cluster) Initialized() bool {
+	_, err1 := os.Stat(filepath.Join(c.dataDir(), "PG_VERSION"))
+	_, err2 := os.Stat(c.infoFile())
+	return err1 == nil && err2 == nil
+}
+
+// Info reads cluster.json.
+func (c *Cluster) Info() (*Info, error) {
+	b, err := os.ReadFile(c.infoFile())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%w in %s: run 'zbctl dev up'", ErrNotInitialized, c.cfg.Dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("error reading %s: %w", c.infoFile(), err)
+	}
+	var info Info
+	if err := json.Unmarshal(b, &info); err != nil {
+		return nil, fmt.Errorf("error parsing %s: %w", c.infoFile(), err)
+	}
+	return &info, nil
+}
+
+// checkOwnership refuses a cluster directory owned by someone other than the server's user.
+func (c *Cluster) checkOwnership(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !ok {
+		return nil
+	}
+	if int(sys.Uid) != c.uid {
+		owner := strconv.Itoa(int(sys.Uid))
+		if u, err := user.LookupId(owner); err == nil {
+			owner = u.Username
+		}
+		return fmt.Errorf("data directory %s is owned by %s, but the server would run as uid %d: "+
+			"use another directory (ZB_HOME=/path) or fix the owner (chown -R)", path, owner, c.uid)
+	}
+	return nil
+}
+
+// Init creates the cluster directory, runs initdb and records cluster.json. It does nothing
+// when the cluster already exists.
+func (c *Cluster) Init(ctx context.Context) error {
+	if c.Initialized() {
+		return c.checkOwnership(c.dataDir())
+	}
+	if _, err := os.Stat(c.dataDir()); err == nil {
+		entries, _ := os.ReadDir(c.dataDir())
+		if len(entries) > 0 {
+			return fmt.Errorf("%s exists but holds no complete cluster (no cluster.json or PG_VERSION): "+
+				"remove it or choose another ZB_HOME", c.dataDir())
+		}
+	}
+	if err := os.MkdirAll(c.cfg.Dir, 0o755); err != nil {
+		return fmt.Errorf("error creating cluster directory %s: %w", c.cfg.Dir, err)
+	}
+	if err := c.chown(c.cfg.Dir); err != nil {
+		return err
+	}
+	if err := c.checkAccess(ctx); err != nil {
+		return err
+	}
+	port := c.cfg.Port
+	if port == 0 {
+		port = PortDefault
+		if c.cfg.AnyPort {
+			var err error
+			if port, err = freePort(); err != nil {
+				return err
+			}
+		}
+	}
+	password, err := randomHex(16)
+	if err != nil {
+		return err
+	}
+	pwFile := filepath.Join(c.cfg.Dir, ".pwfile")
+	if err := os.WriteFile(pwFile, []byte(password+"\n"), 0o600); err != nil {
+		return fmt.Errorf("error writing password file: %w", err)
+	}
+	defer os.Remove(pwFile)
+	if err := c.chown(pwFile); err != nil {
+		return err
+	}
+	out, err := c.run(ctx, "initdb", "-D", c.dataDir(), "-U", SuperuserDefault, "--pwfile", pwFile,
+		"--auth-local=trust", "--auth-host=scram-sha-256", "-E", "UTF8", "--locale=C.UTF-8", "--no-instructions")
+	if err != nil {
+		return fmt.Errorf("initdb failed: %w\n%s", err, out)
+	}
+	socketDir, err := c.socketDir()
+	if err != nil {
+		return err
+	}
+	settings := map[string]string{
+		"listen_addresses":         "'127.0.0.1'",
+		"port":                     strconv.Itoa(port),
+		"unix_socket_directories":  quoteConf(socketDir),
+		"max_connections":          "200",
+		"shared_buffers":           "128MB",
+		"log_min_messages":         "warning",
+		"shared_preload_libraries": "'pg_stat_statements'",
+	}
+	if c.cfg.Ephemeral {
+		settings["fsync"] = "off"
+		settings["full_page_writes"] = "off"
+		settings["synchronous_commit"] = "off"
+	}
+	for k, v := range c.cfg.Settings {
+		settings[k] = v
+	}
+	keys := make([]string, 0, len(settings))
+	for k := range settings {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var conf bytes.Buffer
+	conf.WriteString("# written by zenbrain (internal/pgcluster)\n")
+	for _, k := range keys {
+		fmt.Fprintf(&conf, "%s = %s\n", k, settings[k])
+	}
+	confPath := filepath.Join(c.dataDir(), "zenbrain.conf")
+	if err := os.WriteFile(confPath, conf.Bytes(), 0o600); err != nil {
+		return fmt.Errorf("error writing %s: %w", confPath, err)
+	}
+	if err := c.chown(confPath); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(filepath.Join(c.dataDir(), "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("error opening postgresql.conf: %w", err)
+	}
+	_, err = f.WriteString("\ninclude 'zenbrain.conf'\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("error writing postgresql.conf: %w", err)
+	}
+	version, _ := c.run(ctx, "postgres", "--version")
+	info := Info{
+		Port: port, Password: password, Superuser: SuperuserDefault, Database: c.cfg.Database,
+		BinDir: c.cfg.BinDir, Version: strings.TrimSpace(version), SocketDir: socketDir,
+	}
+	b, _ := json.MarshalIndent(info, "", "  ")
+	if err := os.WriteFile(c.infoFile(), append(b, '\n'), 0o600); err != nil {
+		return fmt.Errorf("error writing %s: %w", c.infoFile(), err)
+	}
+	return nil
+}
+
+// checkAccess verifies that the server's user can write the cluster directory (as root, a
+// directory under a private home such as /root is unreachable for it).
+func (c *Cluster) checkAccess(ctx context.Context) error {
+	if c.cred == nil {
+		return nil
+	}
+	out, err := c.runPath(ctx, "/bin/sh", "-c", `test -w "$1" && test -x "$1"`, "sh", c.cfg.Dir)
+	if err != nil {
+		return fmt.Errorf("the server user (uid %d) cannot write %s (a parent directory is private?): "+
+			"set ZB_HOME to a directory it can reach, e.g. ZB_HOME=/var/tmp/zb: %w %s", c.uid, c.cfg.Dir, err, out)
+	}
+	return nil
+}
+
+// socketDir returns <dir>/run, or a private directory under /tmp when that path is too long
+// for a unix socket (108 bytes including the file name).
+func (c *Cluster) socketDir() (string, error) {
+	dir := filepath.Join(c.cfg.Dir, "run")
+	if len(dir)+len("/.s.PGSQL.65535") >= 100 {
+		var err error
+		dir, err = os.MkdirTemp("", "zbpg")
+		if err != nil {
+			return "", fmt.Errorf("error creating socket directory: %w", err)
+		}
+	} else if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("error creating socket directory: %w", err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return "", fmt.Errorf("error creating socket directory: %w", err)
+	}
+	return dir, c.chown(dir)
+}
+
+// Running reports whether the server is running (pg_ctl status).
+func (c *Cluster) Running(ctx context.Context) bool {
+	if !c.Initialized() {
+		return false
+	}
+	_, err := c.run(ctx, "pg_ctl", "status", "-D", c.dataDir())
+	return err == nil
+}
+
+// Start starts the server and waits until it accepts connections. It does nothing when the
+// server is already running.
+func (c *Cluster) Start(ctx context.Context) error {
+	if !c.Initialized() {
+		return fmt.Errorf("%w in %s", ErrNotInitialized, c.cfg.Dir)
+	}
+	if err := c.checkOwnership(c.dataDir()); err != nil {
+		return err
+	}
+	if c.Running(ctx) {
+		return nil
+	}
+	info, err := c.Info()
+	if err != nil {
+		return err
+	}
+	// The socket directory may be under /tmp, which a reboot empties.
+	if err := os.MkdirAll(info.SocketDir, 0o700); err != nil {
+		return fmt.Errorf("error creating socket directory: %w", err)
+	}
+	if err := c.chown(info.SocketDir); err != nil {
+		return err
+	}
+	if err := portFree(info.Port); err != nil {
+		return err
+	}
+	if _, err := os.Stat(c.logFile()); errors.Is(err, os.ErrNotExist) {
+		if err := os.WriteFile(c.logFile(), nil, 0o600); err != nil {
+			return fmt.Errorf("error creating %s: %w", c.logFile(), err)
+		}
+		if err := c.chown(c.logFile()); err != nil {
+			return err
+		}
+	}
+	out, err := c.run(ctx, "pg_ctl", "start", "-D", c.dataDir(), "-l", c.logFile(), "-w", "-t", "60", "-s")
+	if err != nil {
+		tail, _ := tailFile(c.logFile(), 15)
+		return fmt.Errorf("error starting PostgreSQL: %w\n%s\nlog %s:\n%s", err, out, c.logFile(), tail)
+	}
+	return c.ensureDatabase(ctx, info)
+}
+
+func (c *Cluster) ensureDatabase(ctx context.Context, info *Info) error {
+	psql := filepath.Join(c.cfg.BinDir, "psql")
+	if _, err := os.Stat(psql); err != nil {
+		psql = "psql"
+	}
+	q := fmt.Sprintf("SELECT 1 FROM pg_database WHERE datname = '%s'", strings.ReplaceAll(info.Database, "'", "''"))
+	out, err := c.runPath(ctx, psql, "-h", info.SocketDir, "-p", strconv.Itoa(info.Port), "-U", info.Superuser,
+		"-d", "postgres", "-Atqc", q)
+	if err != nil {
+		return fmt.Errorf("error checking database %s: %w\n%s", info.Database, err, out)
+	}
+	if strings.TrimSpace(out) == "1" {
+		return nil
+	}
+	create := fmt.Sprintf(`CREATE DATABASE "%s"`, strings.ReplaceAll(info.Database, `"`, `""`))
+	if out, err := c.runPath(ctx, psql, "-h", info.SocketDir, "-p", strconv.Itoa(info.Port), "-U", info.Superuser,
+		"-d", "postgres", "-qc", create); err != nil {
+		return fmt.Errorf("error creating database %s: %w\n%s", info.Database, err, out)
+	}
+	return nil
+}
+
+// Stop stops the server (fast shutdown) and waits for it to exit. It does nothing when the
+// server is not running.
+func (c *Cluster) Stop(ctx context.Context) error {
+	if !c.Running(ctx) {
+		return nil
+	}
+	out, err := c.run(ctx, "pg_ctl", "stop", "-D", c.dataDir(), "-m", "fast", "-w", "-t", "60", "-s")
+	if err != nil {
+		return fmt.Errorf("error stopping PostgreSQL: %w\n%s", err, out)
+	}
+	return nil
+}
+
+// Destroy stops the server and removes the cluster directory.
+func (c *Cluster) Destroy(ctx context.Context) error {
+	err := c.Stop(ctx)
+	info, ierr := c.Info()
+	if ierr == nil && !strings.HasPrefix(info.SocketDir, c.cfg.Dir) {
+		_ = os.RemoveAll(info.SocketDir)
+	}
+	if rerr := os.RemoveAll(c.cfg.Dir); err == nil {
+		err = rerr
+	}
+	return err
+}
+
+// URL returns a connection URL for the cluster's database over TCP on the loopback address.
+func (c *Cluster) URL() (string, error) {
+	info, err := c.Info()
+	if err != nil {
+		return "", err
+	}
+	return info.URL(info.Database), nil
+}
+
+// URL returns a connection URL for database db.
+func (i *Info) URL(db string) string {
+	u := url.URL{
+		Scheme: "postgres",
+		User:   url.UserPassword(i.Superuser, i.Password),
+		Host:   net.JoinHostPort("127.0.0.1", strconv.Itoa(i.Port)),
+		Path:   "/" + db,
+	}
+	u.RawQuery = "sslmode=disable"
+	return u.String()
+}
+
+// PsqlArgs returns the psql command line (binary and arguments) that connects to the cluster's
+// database over its unix socket.
+func (c *Cluster) PsqlArgs() ([]string, error) {
+	info, err := c.Info()
+	if err != nil {
+		return nil, err
+	}
+	psql := filepath.Join(c.cfg.BinDir, "psql")
+	if _, err := os.Stat(psql); err != nil {
+		psql = "psql"
+	}
+	return []string{psql, "-h", info.SocketDir, "-p", strconv.Itoa(info.Port), "-U", info.Superuser, "-d", info.Database}, nil
+}
+
+func (c *Cluster) run(ctx context.Context, bin string, args ...string) (string, error) {
+	return c.runPath(ctx, filepath.Join(c.cfg.BinDir, bin), args...)
+}
+
+func (c *Cluster) runPath(ctx context.Context, path string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Dir = "/"
+	cmd.Env = append(os.Environ(), "LC_ALL=C.UTF-8", "PGTZ=UTC")
+	// Start the server in its own process group so a Ctrl-C in the terminal does not reach it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if c.cred != nil {
+		cmd.SysProcAttr.Credential = c.cred
+		if u, err := user.LookupId(strconv.Itoa(c.uid)); err == nil {
+			cmd.Env = append(cmd.Env, "HOME="+u.HomeDir, "USER="+u.Username)
+		}
+	}
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	// pg_ctl start leaves the server holding inherited descriptors; do not wait for them.
+	cmd.WaitDelay = 5 * time.Second
+	err := cmd.Run()
+	return out.String(), err
+}
+
+func (c *Cluster) chown(path string) error {
+	if c.cred == nil {
+		return nil
+	}
+	if err := os.Chown(path, c.uid, c.gid); err != nil {
+		return fmt.Errorf("error giving %s to uid %d: %w", path, c.uid, err)
+	}
+	return nil
+}
+
+func quoteConf(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+func randomHex(n int) (string, error) {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("error generating password: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("error finding a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func portFree(port int) error {
+	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return fmt.Errorf("port %d on 127.0.0.1 is in use by another program: stop it, or remove the "+
+			"cluster directory and run again with another port (ZB_DEV_PORT): %w", port, err)
+	}
+	return l.Close()
+}
+
+func tailFile(path string, n int) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n"), nil
+}

@@ -1,0 +1,16 @@
+DROP TABLE zb.algorithm_switch;
+DROP TABLE zb.recall_event;
+DROP TABLE zb.debate;
+DROP TABLE zb.sleep_run;
+DROP TABLE zb.stc_tag;
+DROP TABLE zb.prospective_intention;
+DROP TABLE zb.hyperagent_adjustment;
+DROP TABLE zb.tenant_parameter;
+DROP TABLE zb.metacog_event;
+DROP TABLE zb.stability_lock;
+DROP TABLE zb.reconsolidation_event;
+DROP TYPE zb.reconsolidation_mode;
+DROP TABLE zb.lability_window;
+DROP TABLE zb.neuromodulator_event;
+DROP TABLE zb.neuromodulator_state;
+DROP TABLE zb.triple_copy;
