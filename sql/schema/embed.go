@@ -6,5 +6,5 @@ import "embed"
 
 // FS holds every migration file of this directory.
 //
-//go:embed *.sql
+//go:embed *.sql released.sum
 var FS embed.FS
