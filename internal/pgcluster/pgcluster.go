@@ -475,11 +475,51 @@ func (c *Cluster) Stop(ctx context.Context) error {
 	if !c.Running(ctx) {
 		return nil
 	}
+	pid := c.postmasterPID()
 	out, err := c.run(ctx, "pg_ctl", "stop", "-D", c.dataDir(), "-m", "fast", "-w", "-t", "60", "-s")
 	if err != nil {
 		return fmt.Errorf("error stopping PostgreSQL: %w\n%s", err, out)
 	}
+	// pg_ctl returns once postmaster.pid is gone; the process itself exits a moment later.
+	// Wait for it, so that a stopped cluster leaves no process behind.
+	deadline := time.Now().Add(30 * time.Second)
+	for pid > 0 && processAlive(pid) {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("PostgreSQL (pid %d) is still running 30s after shutdown", pid)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 	return nil
+}
+
+// postmasterPID returns the server's pid from postmaster.pid, or 0.
+func (c *Cluster) postmasterPID() int {
+	b, err := os.ReadFile(filepath.Join(c.dataDir(), "postmaster.pid"))
+	if err != nil {
+		return 0
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
+	return pid
+}
+
+// processAlive reports whether pid is a live (not zombie) process.
+func processAlive(pid int) bool {
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return !errors.Is(err, os.ErrNotExist)
+	}
+	// The state follows the command name in parentheses: "pid (comm) S ...".
+	if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) {
+		return b[i+2] != 'Z' && b[i+2] != 'X'
+	}
+	return true
 }
 
 // Destroy stops the server and removes the cluster directory.

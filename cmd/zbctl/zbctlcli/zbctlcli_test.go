@@ -1,0 +1,215 @@
+package zbctlcli_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zenbrain/zb/cmd/zbctl/zbctlcli"
+	"github.com/zenbrain/zb/internal/zbtest"
+)
+
+func TestMain(m *testing.M) { zbtest.Main(m) }
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func run(t *testing.T, env map[string]string, args ...string) result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	getenv := func(k string) string { return env[k] }
+	code := zbctlcli.RunContext(context.Background(), args, getenv, strings.NewReader(""), &out, &errb)
+	return result{code, out.String(), errb.String()}
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// homeDir returns a cluster directory the server's user can reach (as root, the server runs
+// as an unprivileged user, which cannot enter a 0700 temporary directory).
+func homeDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "zbctl-test-")
+	require.NoError(t, err)
+	require.NoError(t, os.Chmod(dir, 0o755))
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	return filepath.Join(dir, "zb")
+}
+
+func postmasterPID(t *testing.T, home string) int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(home, "data", "postmaster.pid"))
+	require.NoError(t, err)
+	pid, err := strconv.Atoi(strings.SplitN(string(b), "\n", 2)[0])
+	require.NoError(t, err)
+	return pid
+}
+
+func TestDevLifecycle(t *testing.T) {
+	t.Parallel()
+	home := homeDir(t)
+	env := map[string]string{"ZB_HOME": home, "ZB_DEV_PORT": strconv.Itoa(freePort(t))}
+	t.Cleanup(func() { run(t, env, "dev", "down") })
+
+	r := run(t, env, "dev", "up")
+	require.Zero(t, r.code, r.stderr)
+	require.Contains(t, r.stdout, "created the dev cluster")
+	require.Contains(t, r.stdout, "applied 5 zb migrations")
+	pid := postmasterPID(t, home)
+
+	// Running it twice changes nothing.
+	r = run(t, env, "dev", "up")
+	require.Zero(t, r.code, r.stderr)
+	require.Contains(t, r.stdout, "migrations up to date")
+	require.Equal(t, pid, postmasterPID(t, home))
+
+	r = run(t, env, "--json", "migrate", "status")
+	require.Zero(t, r.code, r.stderr)
+	var st struct {
+		Migrations []struct {
+			Applied bool `json:"applied"`
+		} `json:"migrations"`
+		UpToDate     bool `json:"up_to_date"`
+		EmbeddingDim int  `json:"embedding_dim"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &st))
+	require.True(t, st.UpToDate)
+	require.Equal(t, 768, st.EmbeddingDim)
+	for _, m := range st.Migrations {
+		require.True(t, m.Applied)
+	}
+
+	r = run(t, env, "--json", "dev", "status")
+	require.Zero(t, r.code, r.stderr)
+	var ds map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &ds))
+	require.Equal(t, true, ds["running"])
+	require.Equal(t, true, ds["migrations_up_to_date"])
+
+	r = run(t, env, "dev", "url")
+	require.Zero(t, r.code, r.stderr)
+	require.Contains(t, r.stdout, "postgres://zb:")
+
+	r = run(t, env, "dev", "psql", "--", "-Atc", "SELECT count(*) FROM zb.config")
+	require.Zero(t, r.code, r.stderr)
+	require.Equal(t, "1", strings.TrimSpace(r.stdout))
+
+	// A different embedding dimension on an existing install is refused.
+	r = run(t, env, "migrate", "up", "--embedding-dim", "384")
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, "installed with embedding dimension 768")
+
+	r = run(t, env, "dev", "down")
+	require.Zero(t, r.code, r.stderr)
+	require.Contains(t, r.stdout, "dev cluster stopped")
+	require.True(t, gone(pid), "no postgres process is left")
+	_, err := os.Stat(filepath.Join(home, "data", "postmaster.pid"))
+	require.ErrorIs(t, err, os.ErrNotExist)
+
+	r = run(t, env, "dev", "down")
+	require.Zero(t, r.code, r.stderr)
+	require.Contains(t, r.stdout, "was not running")
+
+	// Commands needing a database say how to get one.
+	r = run(t, env, "migrate", "status")
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, "zbctl dev up")
+
+	r = run(t, env, "dev", "down", "--destroy")
+	require.Zero(t, r.code, r.stderr)
+	_, err = os.Stat(home)
+	require.ErrorIs(t, err, os.ErrNotExist)
+}
+
+func TestNoDatabaseConfigured(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"ZB_HOME": homeDir(t)}
+	r := run(t, env, "migrate", "status")
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, "set ZB_DATABASE_URL, or run 'zbctl dev up'")
+
+	r = run(t, env, "--json", "migrate", "status")
+	require.Equal(t, 1, r.code)
+	var e map[string]string
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &e))
+	require.Contains(t, e["error"], "ZB_DATABASE_URL")
+
+	r = run(t, map[string]string{"ZB_DATABASE_URL": "postgres://zb@127.0.0.1:1/x?connect_timeout=2"}, "migrate", "status")
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, "cannot reach PostgreSQL")
+
+	r = run(t, map[string]string{"ZB_DEV_PORT": "http"}, "dev", "status")
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, "ZB_DEV_PORT")
+}
+
+func TestMigrateAgainstURL(t *testing.T) {
+	t.Parallel()
+	u := zbtest.DB(t, &zbtest.Opts{Empty: true})
+	env := map[string]string{"ZB_DATABASE_URL": u}
+	r := run(t, env, "migrate", "up", "--embedding-dim", "64")
+	require.Zero(t, r.code, r.stderr)
+	require.Contains(t, r.stdout, "embedding dimension 64")
+	r = run(t, env, "migrate", "status")
+	require.Zero(t, r.code, r.stderr)
+	require.Contains(t, r.stdout, "up to date")
+	r = run(t, env, "migrate", "down", "--all")
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, "--yes")
+	r = run(t, env, "migrate", "down", "--all", "--yes")
+	require.Zero(t, r.code, r.stderr)
+	r = run(t, env, "migrate", "status")
+	require.Zero(t, r.code, r.stderr)
+	require.Contains(t, r.stdout, "5 pending")
+}
+
+func TestDataDirectoryOwnedBySomeoneElse(t *testing.T) {
+	t.Parallel()
+	home := homeDir(t)
+	// A cluster directory whose data belongs to another user than the server's.
+	require.NoError(t, os.MkdirAll(filepath.Join(home, "data"), 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(home, "data", "PG_VERSION"), []byte("15\n"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(home, "cluster.json"), []byte(`{"port":1}`), 0o600))
+	if os.Geteuid() != 0 {
+		// Without root we cannot give files away; a directory we cannot create stands in.
+		r := run(t, map[string]string{"ZB_HOME": "/proc/zb-cannot-exist"}, "dev", "up")
+		require.Equal(t, 1, r.code)
+		require.Contains(t, r.stderr, "/proc/zb-cannot-exist")
+		return
+	}
+	// As root the server runs as an unprivileged user, so root-owned data is someone else's.
+	r := run(t, map[string]string{"ZB_HOME": home}, "dev", "up")
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, "is owned by root")
+	require.Contains(t, r.stderr, "ZB_HOME")
+}
+
+// gone reports whether pid no longer names a live process (a zombie awaiting its reaper
+// counts as gone).
+func gone(pid int) bool {
+	if err := syscall.Kill(pid, 0); err != nil {
+		return true
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i >= 0 && i+2 < len(b) && b[i+2] == 'Z'
+}
