@@ -1,0 +1,416 @@
+package retrieval
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/zenbrain/zb/algorithms/textproc"
+)
+
+// Fusion defaults (DESIGN.md §5).
+const (
+	// HybridAlphaDefault is the weight of the normalized vector signal in the
+	// hybrid score; BM25 gets 1 − HybridAlphaDefault. Dense similarity is the
+	// stronger signal on conversational memory, keyword overlap breaks ties
+	// and rescues rare names and numbers.
+	HybridAlphaDefault = 0.7
+	// BoostScaleDefault is the 0.2 of the Two-Factor boost 1 + 0.2·w·I^0.1.
+	BoostScaleDefault = 0.2
+	// BoostExponentDefault is the 0.1 of the Two-Factor boost.
+	BoostExponentDefault = 0.1
+	// ForgettingFloorDefault is the floor f of the forgetting multiplier
+	// f + (1 − f)·R. PROVISIONAL: DESIGN.md §6 has it chosen by the LoCoMo
+	// measurement (at most 0.01 Recall@5 lost against no forgetting); 0.5
+	// stands until that benchmark sets it.
+	ForgettingFloorDefault = 0.5
+	// DedupThresholdDefault is the token Jaccard above which two results are
+	// duplicates and only the higher-scored one is kept.
+	DedupThresholdDefault = 0.9
+	// KDefault is the number of results returned.
+	KDefault = 5
+	// TemporalEpisodicWeight is the default weight of the episodic layer for
+	// temporal queries.
+	TemporalEpisodicWeight = 2.0
+	// FactualSemanticWeight is the default weight of the semantic layer for
+	// factual queries.
+	FactualSemanticWeight = 1.8
+	// ProceduralProceduralWeight is the default weight of the procedural
+	// layer for procedural queries.
+	ProceduralProceduralWeight = 1.8
+)
+
+// Weights is the layer-weight table w_layer(class) of the magnitude fusion.
+// A missing class or layer has weight 1.0.
+type Weights map[QueryClass]map[Layer]float64
+
+// DefaultWeights returns temporal → episodic 2.0, factual → semantic 1.8,
+// procedural → procedural 1.8, and 1.0 everywhere else.
+func DefaultWeights() Weights {
+	return Weights{
+		ClassTemporal:   {LayerEpisodic: TemporalEpisodicWeight},
+		ClassFactual:    {LayerSemantic: FactualSemanticWeight},
+		ClassProcedural: {LayerProcedural: ProceduralProceduralWeight},
+	}
+}
+
+// Weight returns w_layer(class), 1.0 when the table has no entry.
+func (w Weights) Weight(class QueryClass, layer Layer) float64 {
+	if v, ok := w[class][layer]; ok {
+		return v
+	}
+	return 1.0
+}
+
+// Validate returns an error naming the first entry (in class and layer order)
+// that is not a valid class, not a valid layer, or not finite and ≥ 0.
+func (w Weights) Validate() error {
+	for _, c := range Classes() {
+		for _, l := range Layers() {
+			if v, ok := w[c][l]; ok && (math.IsNaN(v) || math.IsInf(v, 0) || v < 0) {
+				return fmt.Errorf("weight for class %s layer %s is %v, want finite and ≥ 0", c, l, v)
+			}
+		}
+	}
+	for c, row := range w {
+		if !c.Valid() {
+			return fmt.Errorf("weights name unknown class %q", c)
+		}
+		for l := range row {
+			if !l.Valid() {
+				return fmt.Errorf("weights for class %s name unknown layer %q", c, l)
+			}
+		}
+	}
+	return nil
+}
+
+// Config configures [Rank]. The zero value, or nil, means all defaults.
+type Config struct {
+	// Weights is the layer-weight table. Nil means DefaultWeights.
+	Weights Weights
+	// HybridAlpha weighs the normalized vector signal against normalized
+	// BM25: hybrid = α·vector + (1 − α)·bm25. Defaults to
+	// HybridAlphaDefault; a negative value means 0 (BM25 only). Values above
+	// 1 are an error.
+	HybridAlpha float64
+	// BoostScale is the scale of the Two-Factor boost. Defaults to
+	// BoostScaleDefault.
+	BoostScale float64
+	// BoostExponent is the importance exponent of the Two-Factor boost.
+	// Defaults to BoostExponentDefault.
+	BoostExponent float64
+	// ForgettingFloor is f in f + (1 − f)·R. Defaults to
+	// ForgettingFloorDefault; a negative value means 0 (pure R). Values above
+	// 1 are an error.
+	ForgettingFloor float64
+	// DedupThreshold is the token Jaccard above which results are duplicates.
+	// Defaults to DedupThresholdDefault; a value ≥ 1 disables deduplication.
+	DedupThreshold float64
+	// K is the number of results. Defaults to KDefault; −1 returns all.
+	K int
+	// DisableLayerWeights makes every layer weight 1 (ablation of
+	// query_routing).
+	DisableLayerWeights bool
+	// DisableTwoFactorBoost skips the Two-Factor boost (ablation of
+	// two_factor_hebbian in recall).
+	DisableTwoFactorBoost bool
+	// DisableForgetting skips the forgetting multiplier (ablation of decay in
+	// recall).
+	DisableForgetting bool
+}
+
+// WithDefaults returns a copy of c with zero fields replaced by defaults and
+// negative sentinels resolved. A nil c gives the defaults.
+func (c *Config) WithDefaults() *Config {
+	out := Config{}
+	if c != nil {
+		out = *c
+	}
+	if out.Weights == nil {
+		out.Weights = DefaultWeights()
+	}
+	out.HybridAlpha = cmp.Or(out.HybridAlpha, HybridAlphaDefault)
+	if out.HybridAlpha < 0 {
+		out.HybridAlpha = 0
+	}
+	out.BoostScale = cmp.Or(out.BoostScale, BoostScaleDefault)
+	out.BoostExponent = cmp.Or(out.BoostExponent, BoostExponentDefault)
+	out.ForgettingFloor = cmp.Or(out.ForgettingFloor, ForgettingFloorDefault)
+	if out.ForgettingFloor < 0 {
+		out.ForgettingFloor = 0
+	}
+	out.DedupThreshold = cmp.Or(out.DedupThreshold, DedupThresholdDefault)
+	out.K = cmp.Or(out.K, KDefault)
+	return &out
+}
+
+func (c *Config) validate() error {
+	finite := func(name string, v float64) error {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%s is %v, want finite", name, v)
+		}
+		return nil
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"HybridAlpha", c.HybridAlpha}, {"BoostScale", c.BoostScale}, {"BoostExponent", c.BoostExponent}, {"ForgettingFloor", c.ForgettingFloor}, {"DedupThreshold", c.DedupThreshold}} {
+		if err := finite(f.name, f.v); err != nil {
+			return err
+		}
+	}
+	if c.HybridAlpha > 1 {
+		return fmt.Errorf("HybridAlpha is %v, want ≤ 1", c.HybridAlpha)
+	}
+	if c.ForgettingFloor > 1 {
+		return fmt.Errorf("ForgettingFloor is %v, want ≤ 1", c.ForgettingFloor)
+	}
+	if c.K < -1 {
+		return fmt.Errorf("K is %d, want ≥ 1 or −1", c.K)
+	}
+	return c.Weights.Validate()
+}
+
+// Candidate is one memory returned by one layer's candidate generation.
+// Callers compute both raw signals for every candidate (a candidate found by
+// BM25 still gets its cosine, and vice versa); a signal that is unknown is 0.
+// The same memory may appear in several layers (for example working and
+// semantic); [Rank] fuses its appearances by ID.
+type Candidate struct {
+	// ID identifies the memory.
+	ID string
+	// Layer is the layer that produced the candidate.
+	Layer Layer
+	// Text is the memory's content, used for deduplication.
+	Text string
+	// Cosine is the cosine similarity to the query embedding, clamped to
+	// [−1, 1].
+	Cosine float64
+	// BM25 is the raw BM25 score (≥ 0).
+	BM25 float64
+	// EdgeWeight is w of the memory's strongest Two-Factor edge; 0 means no
+	// edge and no boost.
+	EdgeWeight float64
+	// EdgeImportance is I = 1/σ² of that edge; 0 means no boost.
+	EdgeImportance float64
+	// Retrievability is R(now) in [0, 1]. Memories that never decay (core)
+	// pass 1.
+	Retrievability float64
+}
+
+// Signals records how a [Result]'s score came about, for explanation.
+type Signals struct {
+	// Cosine and BM25 are the raw signals of the winning appearance.
+	Cosine, BM25 float64
+	// VectorNorm and BM25Norm are the per-query min-max normalized signals.
+	VectorNorm, BM25Norm float64
+	// Hybrid is α·VectorNorm + (1 − α)·BM25Norm.
+	Hybrid float64
+	// LayerWeight is w_layer(class) of the winning appearance.
+	LayerWeight float64
+	// Fused is max over appearances of LayerWeight·Hybrid.
+	Fused float64
+	// Boost is the Two-Factor multiplier 1 + scale·w·I^exponent (1 when off).
+	Boost float64
+	// Retention is the forgetting multiplier f + (1 − f)·R (1 when off).
+	Retention float64
+}
+
+// Result is one ranked memory.
+type Result struct {
+	// ID identifies the memory.
+	ID string
+	// Layer is the layer of the winning appearance.
+	Layer Layer
+	// Text is the memory's content.
+	Text string
+	// Score is Fused·Boost·Retention.
+	Score float64
+	// Signals explains Score.
+	Signals Signals
+}
+
+// MinMax returns the min-max normalization (x − min)/(max − min) of xs. When
+// all values are equal the result is 1 for a positive common value and 0
+// otherwise, so a lone candidate with some similarity is not zeroed. Empty
+// input returns an empty slice. Non-finite values are the caller's error;
+// they propagate.
+func MinMax(xs []float64) []float64 {
+	out := make([]float64, len(xs))
+	if len(xs) == 0 {
+		return out
+	}
+	lo, hi := xs[0], xs[0]
+	for _, x := range xs[1:] {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	for i, x := range xs {
+		switch {
+		case hi > lo:
+			out[i] = (x - lo) / (hi - lo)
+		case x > 0:
+			out[i] = 1
+		}
+	}
+	return out
+}
+
+// BoostFactor returns the Two-Factor multiplier 1 + scale·w·I^exponent for
+// edge weight w and importance I. A w or I that is not finite and positive
+// returns 1 (no boost).
+func BoostFactor(w, importance, scale, exponent float64) float64 {
+	if !(w > 0) || !(importance > 0) || math.IsInf(w, 0) || math.IsInf(importance, 0) {
+		return 1
+	}
+	f := 1 + scale*w*math.Pow(importance, exponent)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 1
+	}
+	return f
+}
+
+// ForgettingFactor returns the floored retention multiplier f + (1 − f)·R.
+// R is clamped to [0, 1] and f to [0, 1]; a NaN R counts as 0 (the floor).
+func ForgettingFactor(r, floor float64) float64 {
+	if math.IsNaN(r) {
+		r = 0
+	}
+	if math.IsNaN(floor) {
+		floor = ForgettingFloorDefault
+	}
+	r = min(max(r, 0), 1)
+	floor = min(max(floor, 0), 1)
+	return floor + (1-floor)*r
+}
+
+// Dedup keeps results in descending score order (ties by ID) and drops each
+// one whose [textproc.TokenJaccard] with an already-kept result exceeds
+// threshold, so of two near-duplicates the higher-scored one stays. The input
+// is not modified.
+func Dedup(results []Result, threshold float64) []Result {
+	sorted := slices.Clone(results)
+	sortResults(sorted)
+	kept := make([]Result, 0, len(sorted))
+	toks := make([][]string, 0, len(sorted))
+	for _, r := range sorted {
+		t := textproc.Tokens(r.Text)
+		dup := false
+		for _, kt := range toks {
+			if textproc.Jaccard(t, kt) > threshold {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			kept = append(kept, r)
+			toks = append(toks, t)
+		}
+	}
+	return kept
+}
+
+func sortResults(rs []Result) {
+	slices.SortStableFunc(rs, func(a, b Result) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+}
+
+func layerOrder(l Layer) int {
+	return slices.Index(Layers(), l)
+}
+
+// Rank runs recall steps 2–6 of DESIGN.md §5 on the candidates of one query:
+// per-query min-max normalization of the cosine and BM25 signals, the hybrid
+// score, magnitude fusion score(d) = max over d's appearances of
+// w_layer(class)·hybrid, the Two-Factor boost ·(1 + 0.2·w·I^0.1), the
+// forgetting multiplier ·(f + (1 − f)·R), token-Jaccard deduplication
+// (> 0.9 keeps the higher) and the top K. Ties order by ID, and an ID's
+// appearances tie-break by layer order, so the output is deterministic.
+//
+// Rank returns an error for an invalid config, an unknown class or layer, an
+// empty ID, or a non-finite or out-of-range signal (BM25 < 0, Retrievability
+// outside [0, 1]). No candidates give an empty result.
+func Rank(class QueryClass, cands []Candidate, cfg *Config) ([]Result, error) {
+	c := cfg.WithDefaults()
+	if err := c.validate(); err != nil {
+		return nil, fmt.Errorf("error ranking candidates: invalid config: %w", err)
+	}
+	if !class.Valid() {
+		return nil, fmt.Errorf("error ranking candidates: unknown query class %q", class)
+	}
+	cos := make([]float64, len(cands))
+	bm := make([]float64, len(cands))
+	for i, cd := range cands {
+		if err := checkCandidate(cd); err != nil {
+			return nil, fmt.Errorf("error ranking candidates: candidate %d (%q): %w", i, cd.ID, err)
+		}
+		cos[i] = min(max(cd.Cosine, -1), 1)
+		bm[i] = cd.BM25
+	}
+	vn, bn := MinMax(cos), MinMax(bm)
+
+	best := make(map[string]int)
+	results := make([]Result, 0, len(cands))
+	for i, cd := range cands {
+		w := 1.0
+		if !c.DisableLayerWeights {
+			w = c.Weights.Weight(class, cd.Layer)
+		}
+		hybrid := c.HybridAlpha*vn[i] + (1-c.HybridAlpha)*bn[i]
+		r := Result{ID: cd.ID, Layer: cd.Layer, Text: cd.Text, Signals: Signals{
+			Cosine: cos[i], BM25: bm[i], VectorNorm: vn[i], BM25Norm: bn[i],
+			Hybrid: hybrid, LayerWeight: w, Fused: w * hybrid, Boost: 1, Retention: 1,
+		}}
+		if !c.DisableTwoFactorBoost {
+			r.Signals.Boost = BoostFactor(cd.EdgeWeight, cd.EdgeImportance, c.BoostScale, c.BoostExponent)
+		}
+		if !c.DisableForgetting {
+			r.Signals.Retention = ForgettingFactor(cd.Retrievability, c.ForgettingFloor)
+		}
+		r.Score = r.Signals.Fused * r.Signals.Boost * r.Signals.Retention
+		j, seen := best[cd.ID]
+		if !seen {
+			best[cd.ID] = len(results)
+			results = append(results, r)
+			continue
+		}
+		prev := results[j]
+		if r.Signals.Fused > prev.Signals.Fused ||
+			(r.Signals.Fused == prev.Signals.Fused && layerOrder(r.Layer) < layerOrder(prev.Layer)) {
+			results[j] = r
+		}
+	}
+	threshold := c.DedupThreshold
+	if threshold >= 1 {
+		sortResults(results)
+	} else {
+		results = Dedup(results, threshold)
+	}
+	if c.K >= 0 && len(results) > c.K {
+		results = results[:c.K]
+	}
+	return results, nil
+}
+
+func checkCandidate(cd Candidate) error {
+	switch {
+	case cd.ID == "":
+		return fmt.Errorf("empty ID")
+	case !cd.Layer.Valid():
+		return fmt.Errorf("unknown layer %q", cd.Layer)
+	case math.IsNaN(cd.Cosine) || math.IsInf(cd.Cosine, 0):
+		return fmt.Errorf("cosine is %v", cd.Cosine)
+	case math.IsNaN(cd.BM25) || math.IsInf(cd.BM25, 0) || cd.BM25 < 0:
+		return fmt.Errorf("BM25 is %v, want finite and ≥ 0", cd.BM25)
+	case math.IsNaN(cd.Retrievability) || cd.Retrievability < 0 || cd.Retrievability > 1:
+		return fmt.Errorf("retrievability is %v, want in [0, 1]", cd.Retrievability)
+	case math.IsNaN(cd.EdgeWeight) || math.IsNaN(cd.EdgeImportance):
+		return fmt.Errorf("edge weight or importance is NaN")
+	}
+	return nil
+}
