@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/zenbrain/zb/algorithms/textproc"
+	"github.com/zenbrain/zb/algorithms/layer"
 )
 
 // Defaults of [ReconsolidationConfig].
@@ -43,26 +44,18 @@ var ErrNotLabile = errors.New("pma: memory is not labile")
 // changed since the plan's snapshot was taken.
 var ErrStaleSnapshot = errors.New("pma: memory changed since the snapshot")
 
-// Layer is a memory layer; it decides the memory's resistance to
-// reconsolidation.
-type Layer string
+// Layer is one of the seven memory layers; it is [layer.Layer].
+type Layer = layer.Layer
 
-// The seven layers of the design.
+// The seven layers (aliases of the constants of package layer).
 const (
-	// LayerWorking is the active task focus.
-	LayerWorking Layer = "working"
-	// LayerShortTerm holds the current session's interactions.
-	LayerShortTerm Layer = "short_term"
-	// LayerEpisodic holds timestamped experiences.
-	LayerEpisodic Layer = "episodic"
-	// LayerSemantic holds facts and concepts.
-	LayerSemantic Layer = "semantic"
-	// LayerProcedural holds skills and routines.
-	LayerProcedural Layer = "procedural"
-	// LayerCore holds pinned identity facts.
-	LayerCore Layer = "core"
-	// LayerCrossContext holds cross-context links.
-	LayerCrossContext Layer = "cross_context"
+	LayerWorking      = layer.Working
+	LayerShortTerm    = layer.ShortTerm
+	LayerEpisodic     = layer.Episodic
+	LayerSemantic     = layer.Semantic
+	LayerProcedural   = layer.Procedural
+	LayerCore         = layer.Core
+	LayerCrossContext = layer.CrossContext
 )
 
 // DefaultResistance returns the per-layer resistance multipliers r. The

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/zenbrain/zb/algorithms/layer"
 )
 
 // Day is 24 hours, the unit the formulas and defaults are stated in.
@@ -73,39 +75,19 @@ var (
 	ErrOutOfRange = errors.New("forgetting: value out of range")
 )
 
-// Layer is one of the seven memory layers (DESIGN.md §4). Its string values
-// match the layer enum of the database.
-type Layer string
+// Layer is one of the seven memory layers; it is [layer.Layer].
+type Layer = layer.Layer
 
-// The seven layers.
+// The seven layers (aliases of the constants of package layer).
 const (
-	// LayerWorking holds the active task focus (initial S 1 day).
-	LayerWorking Layer = "working"
-	// LayerShortTerm holds the current session (initial S 1 day).
-	LayerShortTerm Layer = "short_term"
-	// LayerEpisodic holds timestamped experiences (initial S 1 day).
-	LayerEpisodic Layer = "episodic"
-	// LayerSemantic holds facts and concepts (initial S 7 days).
-	LayerSemantic Layer = "semantic"
-	// LayerProcedural holds skills and routines (initial S 7 days).
-	LayerProcedural Layer = "procedural"
-	// LayerCore holds pinned identity facts, which never decay.
-	LayerCore Layer = "core"
-	// LayerCrossContext holds cross-context links (initial S 7 days).
-	LayerCrossContext Layer = "cross_context"
+	LayerWorking      = layer.Working
+	LayerShortTerm    = layer.ShortTerm
+	LayerEpisodic     = layer.Episodic
+	LayerSemantic     = layer.Semantic
+	LayerProcedural   = layer.Procedural
+	LayerCore         = layer.Core
+	LayerCrossContext = layer.CrossContext
 )
-
-// Valid reports whether l is one of the seven layers.
-func (l Layer) Valid() bool {
-	switch l {
-	case LayerWorking, LayerShortTerm, LayerEpisodic, LayerSemantic, LayerProcedural, LayerCore, LayerCrossContext:
-		return true
-	}
-	return false
-}
-
-// Decays reports whether memories of layer l decay; only core memories do not.
-func (l Layer) Decays() bool { return l != LayerCore }
 
 func finite(name string, v float64) error {
 	if math.IsNaN(v) || math.IsInf(v, 0) {

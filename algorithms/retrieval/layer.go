@@ -1,40 +1,23 @@
 package retrieval
 
-// Layer names one of zenbrain's seven memory layers. The string values are
-// the ones stored in the database's layer column.
-type Layer string
+import "github.com/zenbrain/zb/algorithms/layer"
 
-// The seven layers of DESIGN.md §4.
+// Layer is one of the seven memory layers; it is [layer.Layer].
+type Layer = layer.Layer
+
+// The seven layers (aliases of the constants of package layer).
 const (
-	// LayerWorking holds the active task focus (at most 7 slots).
-	LayerWorking Layer = "working"
-	// LayerShortTerm holds the current session's interactions.
-	LayerShortTerm Layer = "short_term"
-	// LayerEpisodic holds timestamped experiences.
-	LayerEpisodic Layer = "episodic"
-	// LayerSemantic holds facts, concepts and the knowledge graph.
-	LayerSemantic Layer = "semantic"
-	// LayerProcedural holds skills and routines.
-	LayerProcedural Layer = "procedural"
-	// LayerCore holds pinned identity facts that never decay.
-	LayerCore Layer = "core"
-	// LayerCrossContext holds entity resolution and transfer across contexts.
-	LayerCrossContext Layer = "cross_context"
+	LayerWorking      = layer.Working
+	LayerShortTerm    = layer.ShortTerm
+	LayerEpisodic     = layer.Episodic
+	LayerSemantic     = layer.Semantic
+	LayerProcedural   = layer.Procedural
+	LayerCore         = layer.Core
+	LayerCrossContext = layer.CrossContext
 )
 
 // Layers returns the seven layers in the order of DESIGN.md §4.
-func Layers() []Layer {
-	return []Layer{LayerWorking, LayerShortTerm, LayerEpisodic, LayerSemantic, LayerProcedural, LayerCore, LayerCrossContext}
-}
-
-// Valid reports whether l is one of the seven layers.
-func (l Layer) Valid() bool {
-	switch l {
-	case LayerWorking, LayerShortTerm, LayerEpisodic, LayerSemantic, LayerProcedural, LayerCore, LayerCrossContext:
-		return true
-	}
-	return false
-}
+func Layers() []Layer { return layer.All() }
 
 // QueryClass is the kind of question a recall query asks; it selects the
 // layer weights of the fusion step.
