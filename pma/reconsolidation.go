@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/zenbrain/zb/algorithms/textproc"
 	"github.com/zenbrain/zb/algorithms/layer"
+	"github.com/zenbrain/zb/algorithms/textproc"
 )
 
 // Defaults of [ReconsolidationConfig].
