@@ -1,0 +1,93 @@
+// Package locomo is the LoCoMo retrieval benchmark harness: it loads the
+// LoCoMo conversations (Maharana et al., "Evaluating Very Long-Term
+// Conversational Memory of LLM Agents", ACL 2024, arXiv:2402.17753), feeds
+// their turns to memory systems, asks the questions and scores the retrieved
+// memories against the annotated evidence turns. No LLM is involved: only
+// retrieval is measured.
+//
+// The protocol is the one in ../shared/data/locomo/SOURCE.md. The data file is
+// licensed CC BY-NC 4.0 and is never copied into this repository; tests read
+// it from the path in the environment variable [EnvFile] (ZB_LOCOMO_FILE) or,
+// when that is unset, from [DefaultFile] relative to the repository root.
+//
+// # Loading
+//
+// [Load] and [Parse] read the JSON array of conversations into a [Dataset]:
+// sessions in order with their dates ("1:56 pm on 8 May, 2023", parsed as
+// UTC by [ParseSessionDate]), turns with their dia_id, speaker, text and image
+// caption, and questions with their category and cleaned evidence. Evidence
+// is cleaned by [CleanEvidence] exactly as SOURCE.md prescribes: entries are
+// split on ';' and white space, parentheses are stripped, "D:11:26" becomes
+// "D11:26", "D30:05" becomes "D30:5", a bare "D" is dropped and so are ids
+// naming no turn of the conversation. What was changed is counted in
+// [Dataset.Cleaning]. Questions whose cleaned evidence is empty stay in the
+// dataset but are excluded from the retrieval metrics and counted in the
+// report. Malformed input yields [*ValidationError]s naming the file, the
+// conversation and the JSON path.
+//
+// # Protocol
+//
+// [BuildPlan] turns a dataset into the work for one [Mode]: one [TenantPlan]
+// per tenant with the [Message]s to ingest and the [Query]s to ask. Each turn
+// becomes one message in session order, with the text
+//
+//	"<speaker>: <text>" + " [shares image: <blip_caption>]" (when captioned)
+//
+// and OccurredAt = the session's date + i seconds for the i-th turn (from 0).
+// In [PerConversation] mode the tenant is the conversation's sample_id; in
+// [SharedPool] mode every turn of every conversation goes into the tenant
+// [PoolTenant], and dia_ids (message source ids and evidence alike) are
+// namespaced by conversation ("conv-26/D1:3") because they repeat across
+// conversations.
+//
+// The query time of a tenant is the date of the last session of its
+// conversation (SOURCE.md) plus one second per turn of that session, that is
+// one second after the last turn, so that no memory lies in the future of the
+// query (the protocol's date alone would put the last session's turns up to a
+// minute after it, and a time filter would drop them). In [SharedPool] mode it
+// is the latest of these over all conversations: a physically consistent
+// pool, in which recency differs between conversations as part of what makes
+// the pool harder.
+// [System.AfterIngest] is called once per tenant with that time before the
+// queries.
+//
+// # Systems
+//
+// A [System] ingests messages, runs a lifecycle hook and answers searches
+// with [Hit]s that carry the dia_ids of their sources. Derived memories
+// (facts, summaries) carry the union of their sources' dia_ids. Two in-process
+// baselines are included: [BM25System] ("bm25", lexical only, Okapi BM25 from
+// algorithms/retrieval over turns) and [FlatSystem] ("flat", vector only,
+// cosine over embeddings from any [Embedder]); [Baselines] returns both with
+// their defaults (the flat one over the embed package's offline hash
+// embedder, dimension 768). Systems that keep state across runs implement
+// [TenantResetter]; systems that implement [Describer] get their setup
+// recorded in the report.
+//
+// # Metrics
+//
+// A hit is relevant iff its source ids intersect the question's evidence ids.
+// For one question with evidence set E and ranked hits h1, h2, ...:
+//
+//	Recall@k = |E ∩ ⋃_{i≤k} sources(h_i)| / |E|            k = 5, 10
+//	P@5      = #{i ≤ 5 : h_i relevant} / 5
+//	MRR      = 1 / (rank of the first relevant hit), 0 if none within 50
+//	NDCG@5   = min(1, DCG@5 / IDCG@5)
+//	DCG@5    = Σ_{i≤5} rel_i / log2(i + 1)                  rel_i ∈ {0, 1}
+//	IDCG@5   = Σ_{i≤min(|E|, 5)} 1 / log2(i + 1)
+//
+// The ideal count is the number of evidence ids capped at 5, because a turn
+// retriever can at best place one relevant turn per evidence id in the top 5.
+// A system returning several relevant memories per evidence id (say a turn and
+// a fact derived from it) could exceed that ideal, so NDCG@5 is clamped to 1.
+// All figures are macro-averaged over the questions with non-empty evidence,
+// for all categories, categories 1–4 and each category 1..5 (1 multi-hop,
+// 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial).
+//
+// # Running and reporting
+//
+// [Run] measures several systems on the same plan(s) in one run and returns a
+// [Report] with all figures, counts, durations and settings, optionally with
+// a progress bar. [WriteResults] writes results.json, results.md (Markdown
+// tables) and recall5.png (a bar chart of Recall@5 per system and mode).
+package locomo
