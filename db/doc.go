@@ -14,12 +14,20 @@
 //
 // # Files
 //
-//	tenant.sql.go            zb.tenant
-//	config.sql.go            zb.config (install settings such as the embedding dimension)
-//	memory.sql.go            zb.memory (all seven layers)
-//	algorithm_switch.sql.go  zb.algorithm_switch (the ablation registry)
-//	audit_event.sql.go       zb.audit_event (append-only)
-//	worker_heartbeat.sql.go  zb.worker_heartbeat
+//	algorithm_switch.sql.go  queries of sql/queries/algorithm_switch.sql (zb.algorithm_switch)
+//	audit_event.sql.go       queries of sql/queries/audit_event.sql (zb.audit_event)
+//	config.sql.go            queries of sql/queries/config.sql (zb.config)
+//	edge.sql.go              queries of sql/queries/edge.sql (zb.edge, zb.mention)
+//	memory.sql.go            queries of sql/queries/memory.sql (zb.memory)
+//	memory_store.sql.go      queries of sql/queries/memory_store.sql (zb.memory)
+//	procedure.sql.go         queries of sql/queries/procedure.sql (zb.memory, zb.procedure, zb.triple_copy)
+//	recall.sql.go            queries of sql/queries/recall.sql (zb.lability_window, zb.lexical_stat_compact, zb.lexical_stat_delta, zb.memory)
+//	session.sql.go           queries of sql/queries/session.sql (zb.session)
+//	tenant.sql.go            queries of sql/queries/tenant.sql (zb.tenant)
+//	tx_settings.sql.go       queries of sql/queries/tx_settings.sql (transaction-local settings)
+//	worker_heartbeat.sql.go  queries of sql/queries/worker_heartbeat.sql (zb.worker_heartbeat)
+//	working_slot.sql.go      queries of sql/queries/working_slot.sql (zb.memory, zb.working_slot)
+//	copyfrom.go              the COPY implementation of the :copyfrom queries
 //	models.go                row types and enums of every table
 //	querier.go               the Querier interface
 package db

@@ -50,7 +50,7 @@ func (q *Queries) MemoryCountByLayerStatus(ctx context.Context, tenantID string)
 }
 
 const memoryGetByID = `-- name: MemoryGetByID :one
-SELECT tenant_id, id, context, layer, kind, content, ts_config, content_tsv, embedding, embedding_model, session_id, external_id, core_label, subject, attribute, occurred_at, created_at, updated_at, derived_at, source_ids, metadata, status, superseded_by, valid_from, valid_to, valence, arousal, significance, importance, priority, access_count, last_accessed_at, stability, difficulty, fade_at, value_estimate, conf_alpha, conf_beta, confidence, ai_generated FROM zb.memory WHERE tenant_id = $1::text AND id = $2::bigint
+SELECT tenant_id, id, context, layer, kind, content, ts_config, content_tsv, embedding, embedding_model, session_id, external_id, core_label, subject, attribute, occurred_at, created_at, updated_at, derived_at, source_ids, metadata, status, superseded_by, valid_from, valid_to, valence, arousal, significance, importance, priority, access_count, last_accessed_at, stability, difficulty, fade_at, value_estimate, conf_alpha, conf_beta, confidence, ai_generated, terms, term_count, event_from, event_to FROM zb.memory WHERE tenant_id = $1::text AND id = $2::bigint
 `
 
 type MemoryGetByIDParams struct {
@@ -103,6 +103,10 @@ func (q *Queries) MemoryGetByID(ctx context.Context, arg MemoryGetByIDParams) (Z
 		&i.ConfBeta,
 		&i.Confidence,
 		&i.AiGenerated,
+		&i.Terms,
+		&i.TermCount,
+		&i.EventFrom,
+		&i.EventTo,
 	)
 	return i, err
 }
@@ -120,7 +124,7 @@ INSERT INTO zb.memory (
     $15::real, $16::real, $17::real, $18::real, $19::real,
     $20::double precision, $21::timestamptz, $22::boolean
 )
-RETURNING tenant_id, id, context, layer, kind, content, ts_config, content_tsv, embedding, embedding_model, session_id, external_id, core_label, subject, attribute, occurred_at, created_at, updated_at, derived_at, source_ids, metadata, status, superseded_by, valid_from, valid_to, valence, arousal, significance, importance, priority, access_count, last_accessed_at, stability, difficulty, fade_at, value_estimate, conf_alpha, conf_beta, confidence, ai_generated
+RETURNING tenant_id, id, context, layer, kind, content, ts_config, content_tsv, embedding, embedding_model, session_id, external_id, core_label, subject, attribute, occurred_at, created_at, updated_at, derived_at, source_ids, metadata, status, superseded_by, valid_from, valid_to, valence, arousal, significance, importance, priority, access_count, last_accessed_at, stability, difficulty, fade_at, value_estimate, conf_alpha, conf_beta, confidence, ai_generated, terms, term_count, event_from, event_to
 `
 
 type MemoryInsertParams struct {
@@ -216,6 +220,10 @@ func (q *Queries) MemoryInsert(ctx context.Context, arg MemoryInsertParams) (ZbM
 		&i.ConfBeta,
 		&i.Confidence,
 		&i.AiGenerated,
+		&i.Terms,
+		&i.TermCount,
+		&i.EventFrom,
+		&i.EventTo,
 	)
 	return i, err
 }

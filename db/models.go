@@ -424,6 +424,13 @@ type ZbLabilityWindow struct {
 	ClosesAt time.Time `json:"closes_at"`
 }
 
+type ZbLexicalStatDeltum struct {
+	TenantID string `json:"tenant_id"`
+	ID       int64  `json:"id"`
+	Docs     int64  `json:"docs"`
+	Terms    int64  `json:"terms"`
+}
+
 type ZbMemory struct {
 	TenantID       string           `json:"tenant_id"`
 	ID             int64            `json:"id"`
@@ -465,6 +472,10 @@ type ZbMemory struct {
 	ConfBeta       float64          `json:"conf_beta"`
 	Confidence     float64          `json:"confidence"`
 	AiGenerated    bool             `json:"ai_generated"`
+	Terms          []string         `json:"terms"`
+	TermCount      int32            `json:"term_count"`
+	EventFrom      *time.Time       `json:"event_from"`
+	EventTo        *time.Time       `json:"event_to"`
 }
 
 type ZbMemoryLink struct {

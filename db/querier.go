@@ -22,30 +22,112 @@ type Querier interface {
 	ConfigGet(ctx context.Context, key string) (string, error)
 	// ConfigList returns every install-wide setting.
 	ConfigList(ctx context.Context) ([]ZbConfig, error)
+	// EdgeInsertCoOccurs creates co_occurs edges (source < target) that do not exist yet; an edge
+	// that exists (even one locked by a sleep run) is left alone, without waiting.
+	EdgeInsertCoOccurs(ctx context.Context, arg EdgeInsertCoOccursParams) error
+	// EdgeListCoOccursLocked returns the co_occurs edges among the given entities that no other
+	// transaction holds, locked; edges locked by a sleep or decay run are skipped.
+	EdgeListCoOccursLocked(ctx context.Context, arg EdgeListCoOccursLockedParams) ([]EdgeListCoOccursLockedRow, error)
+	// EdgeUpdateCoOccurs writes the new Two-Factor state of co_occurs edges the caller has locked.
+	EdgeUpdateCoOccurs(ctx context.Context, arg EdgeUpdateCoOccursParams) error
+	// LabilityWindowOpen opens (or extends) the reconsolidation lability window of memories.
+	LabilityWindowOpen(ctx context.Context, arg LabilityWindowOpenParams) error
+	// LexicalStatCompact folds a tenant's BM25 statistic deltas into one row.
+	LexicalStatCompact(ctx context.Context, tenantID string) (int64, error)
+	// LexicalStatGet returns a tenant's BM25 corpus statistics: active documents and total terms.
+	LexicalStatGet(ctx context.Context, tenantID string) (LexicalStatGetRow, error)
+	// MemoryCoreGetByLabel returns the live core memory with a label, locked for the upsert.
+	MemoryCoreGetByLabel(ctx context.Context, arg MemoryCoreGetByLabelParams) (MemoryCoreGetByLabelRow, error)
+	// MemoryCoreUpdate replaces the value of a core memory (an upsert by label).
+	MemoryCoreUpdate(ctx context.Context, arg MemoryCoreUpdateParams) (int64, error)
 	// MemoryCountByLayerStatus counts a tenant's memories per layer and status.
 	MemoryCountByLayerStatus(ctx context.Context, tenantID string) ([]MemoryCountByLayerStatusRow, error)
 	// MemoryGetByID returns one memory of a tenant.
 	MemoryGetByID(ctx context.Context, arg MemoryGetByIDParams) (ZbMemory, error)
+	// MemoryGetState returns the state of one memory that the coordinator's entry points update.
+	MemoryGetState(ctx context.Context, arg MemoryGetStateParams) (MemoryGetStateRow, error)
 	// MemoryInsert stores one memory and returns it.
 	MemoryInsert(ctx context.Context, arg MemoryInsertParams) (ZbMemory, error)
+	// MemoryInsertMany bulk-loads memories through COPY (imports and benchmarks).
+	MemoryInsertMany(ctx context.Context, arg []MemoryInsertManyParams) (int64, error)
+	// MemoryListCore returns a tenant's live core memories in label order.
+	MemoryListCore(ctx context.Context, tenantID string) ([]MemoryListCoreRow, error)
 	// MemoryListFaded returns up to k active memories whose predicted fade time has passed, through
 	// the (tenant_id, fade_at) index.
 	MemoryListFaded(ctx context.Context, arg MemoryListFadedParams) ([]MemoryListFadedRow, error)
+	// MemoryMoveLayer moves a memory to another layer (working-memory eviction to short-term).
+	MemoryMoveLayer(ctx context.Context, arg MemoryMoveLayerParams) (int64, error)
+	// MemoryOutcomeUpdate writes a skill's new stability, fade time and Beta confidence after a
+	// reported outcome.
+	MemoryOutcomeUpdate(ctx context.Context, arg MemoryOutcomeUpdateParams) (int64, error)
+	// MemoryRecallApply records a used recall on memories not locked by another transaction:
+	// access count, last access, the grown stability and the new fade time. It returns the ids it
+	// updated; locked rows are skipped (recall never waits on a sleep or decay run).
+	MemoryRecallApply(ctx context.Context, arg MemoryRecallApplyParams) ([]int64, error)
 	// MemorySearchNearest returns a tenant's active memories nearest to a query embedding (cosine
 	// distance, HNSW index).
 	MemorySearchNearest(ctx context.Context, arg MemorySearchNearestParams) ([]MemorySearchNearestRow, error)
 	// MemorySetEmbedding stores a memory's embedding and the model that produced it.
 	MemorySetEmbedding(ctx context.Context, arg MemorySetEmbeddingParams) (int64, error)
+	// MemoryShortTermBySession returns a session's active short-term memories in order.
+	MemoryShortTermBySession(ctx context.Context, arg MemoryShortTermBySessionParams) ([]MemoryShortTermBySessionRow, error)
+	// MemoryStore inserts one memory with everything the coordinator computes at store time (index
+	// terms, event span, embedding, forgetting state, validity) and returns its id.
+	MemoryStore(ctx context.Context, arg MemoryStoreParams) (int64, error)
+	// MemorySupersedable returns the live semantic facts about a subject and attribute that a new
+	// fact may supersede, locking those not locked by another transaction (a sleep or decay run);
+	// locked ones are skipped and reported by MemorySupersedableCount.
+	MemorySupersedable(ctx context.Context, arg MemorySupersedableParams) ([]MemorySupersedableRow, error)
+	// MemorySupersedableCount counts the live semantic facts about a subject and attribute, locked or not.
+	MemorySupersedableCount(ctx context.Context, arg MemorySupersedableCountParams) (int64, error)
+	// MemorySupersede ends the validity of one fact and points it at the fact that replaces it.
+	MemorySupersede(ctx context.Context, arg MemorySupersedeParams) (int64, error)
+	// MentionEntitiesByMemories returns the distinct entities mentioned by the given memories.
+	MentionEntitiesByMemories(ctx context.Context, arg MentionEntitiesByMemoriesParams) ([]int64, error)
+	// ProcedureInsert records the structure of a procedural memory.
+	ProcedureInsert(ctx context.Context, arg ProcedureInsertParams) error
+	// ProcedureRecordOutcome counts one reported execution of a skill and returns the counts.
+	ProcedureRecordOutcome(ctx context.Context, arg ProcedureRecordOutcomeParams) (ProcedureRecordOutcomeRow, error)
+	// RecallCandidates runs zb.recall_candidates (per layer the top k by cosine and by BM25, with
+	// both signals, the strongest edge and the corpus statistics) and joins the memory rows, in one
+	// round trip and without row locks.
+	RecallCandidates(ctx context.Context, arg RecallCandidatesParams) ([]RecallCandidatesRow, error)
+	// RecallEventInsert records one recall for the metacognitive monitor and returns its id.
+	RecallEventInsert(ctx context.Context, arg RecallEventInsertParams) (int64, error)
+	// SessionEnd marks an open session ended and returns it; an ended session is returned unchanged.
+	SessionEnd(ctx context.Context, arg SessionEndParams) (ZbSession, error)
+	// SessionGet returns one session.
+	SessionGet(ctx context.Context, arg SessionGetParams) (ZbSession, error)
+	// SessionListIdle returns up to k open sessions (of every tenant) without activity since
+	// idle_before, oldest first, for the worker's idle sweep.
+	SessionListIdle(ctx context.Context, arg SessionListIdleParams) ([]ZbSession, error)
+	// SessionMarkConsolidated records that a session's short-term memories were consolidated.
+	SessionMarkConsolidated(ctx context.Context, arg SessionMarkConsolidatedParams) error
+	// SessionTouch creates a session or records activity in it (last_activity_at never goes back).
+	SessionTouch(ctx context.Context, arg SessionTouchParams) error
 	// TenantEnsure creates the tenant when it does not exist yet.
 	TenantEnsure(ctx context.Context, arg TenantEnsureParams) error
 	// TenantGetByID returns one tenant.
 	TenantGetByID(ctx context.Context, id string) (ZbTenant, error)
 	// TenantList returns all tenants in id order.
 	TenantList(ctx context.Context) ([]ZbTenant, error)
+	// TripleCopyInsert writes the fast and medium copies of a stored memory.
+	TripleCopyInsert(ctx context.Context, arg TripleCopyInsertParams) error
+	// TxSetLockTimeout sets lock_timeout for the rest of the current transaction (e.g. '200ms').
+	TxSetLockTimeout(ctx context.Context, timeout string) error
 	// WorkerHeartbeatList returns the workers seen since a time.
 	WorkerHeartbeatList(ctx context.Context, since time.Time) ([]ZbWorkerHeartbeat, error)
 	// WorkerHeartbeatUpsert records that a worker is alive.
 	WorkerHeartbeatUpsert(ctx context.Context, arg WorkerHeartbeatUpsertParams) error
+	// WorkingSlotDelete frees one slot.
+	WorkingSlotDelete(ctx context.Context, arg WorkingSlotDeleteParams) (int64, error)
+	// WorkingSlotInsert puts a memory into a free slot.
+	WorkingSlotInsert(ctx context.Context, arg WorkingSlotInsertParams) error
+	// WorkingSlotListForUpdate returns a session's working-memory slots, locked, so that concurrent
+	// additions to one session serialize.
+	WorkingSlotListForUpdate(ctx context.Context, arg WorkingSlotListForUpdateParams) ([]ZbWorkingSlot, error)
+	// WorkingSlotListWithMemory returns a session's slots with their memories, most relevant first.
+	WorkingSlotListWithMemory(ctx context.Context, arg WorkingSlotListWithMemoryParams) ([]WorkingSlotListWithMemoryRow, error)
 }
 
 var _ Querier = (*Queries)(nil)

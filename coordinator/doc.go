@@ -1,0 +1,52 @@
+// Package coordinator is zenbrain's MemoryCoordinator: it stores memories into the seven
+// layers, recalls them as DESIGN.md §5 describes, assembles token-budgeted context and offers
+// the entry points the worker schedules. It loads rows through package db, calls the pure
+// packages in algorithms/ and pma/, and writes the results.
+//
+// # Usage
+//
+//	co, err := coordinator.New(&coordinator.Config{Pool: pool, Embedder: emb})
+//	res, err := co.Store(ctx, coordinator.StoreInput{TenantID: "acme", Content: "Bob lives in Paris"})
+//	rec, err := co.Recall(ctx, "acme", "Where does Bob live?", &coordinator.RecallOpts{K: 5})
+//	blk, err := co.Context(ctx, "acme", &sessionID, "Where does Bob live?", 500)
+//
+// # Store
+//
+// Store validates (ErrEmptyContent, ErrContentTooLarge, ErrInvalidUTF8, ErrUnknownLayer,
+// ErrInvalidTenant, ErrDimensionMismatch, ErrInvalidEmbedding; nothing is written on error),
+// routes, tags and embeds outside the transaction, then in one transaction ensures the tenant,
+// touches the session, writes the memory (index terms for BM25, emotional tag, stability by
+// layer and fade_at, PriorityMap priority, resolved event span), its triple copies, the audit
+// event "memory.store" and the River derive job (jobs.DeriveArgs, InsertTx, unique by args).
+//
+// Routing: an explicit layer wins; a CoreLabel means core; a SessionID means a short-term
+// interaction; then the first route of Config.Routes (DefaultRoutes: procedural and identity
+// cues in English and German, strong emotion → episodic, temporal anchors → episodic); else a
+// semantic fact. Layer rules: core is an upsert by label (a changed value is recorded with the
+// old one in a "memory.update" audit event); working memory has 7 slots per session and evicts
+// the lowest relevance×recency slot to short-term, never the newcomer; a semantic fact with a
+// subject and attribute (DefaultFactPatterns) ends the validity of older facts about the same
+// subject and attribute only; episodic dates ("yesterday", "letzte Woche") resolve against the
+// memory's own time into event_from/event_to; skills count successes and failures
+// (ReportOutcome). StoreBatch loads many memories through COPY.
+//
+// # Recall
+//
+// The candidate generation is one SQL statement (zb.recall_candidates, migration 0006): per
+// layer the top K (8) by cosine through HNSW with iterative scan and the top K by BM25, each
+// candidate with both signals, its strongest Two-Factor edge, the corpus statistics and the
+// tenant's disabled algorithms. BM25 (k1 1.2, b 0.75) is computed in SQL over the same index
+// terms as the Go reference (textproc.Terms, stored in memory.terms): N and avgdl come from
+// per-tenant insert-only deltas kept by statement triggers, df from the GIN index on terms.
+// Fusion, boost, floored retrievability and dedup run in Go (retrieval.Rank). Results carry
+// the score and its signals, confidence with its 95 % interval and provenance.
+//
+// Recall takes no row locks. Its side effects (access count, stability growth, fade_at,
+// lability windows, Hebbian co-activation, recall event, audit "memory.recall" with the query's
+// SHA-256) run in one short transaction with lock_timeout Config.SideEffectLockTimeout; rows
+// locked by a sleep or decay run are skipped (FOR UPDATE SKIP LOCKED), and on a lock timeout
+// the side effects are dropped and the results still returned (RecallResult.SideEffects).
+//
+// Context puts core memories first, then the session's working slots, then recalled memories
+// into at most the token budget (EstimateTokens: ⌈words·1.3⌉), with budget.Select.
+package coordinator

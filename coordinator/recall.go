@@ -1,0 +1,429 @@
+package coordinator
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/zenbrain/zb/algorithms/bayes"
+	"github.com/zenbrain/zb/algorithms/forgetting"
+	"github.com/zenbrain/zb/algorithms/hebbian"
+	"github.com/zenbrain/zb/algorithms/retrieval"
+	"github.com/zenbrain/zb/algorithms/textproc"
+	"github.com/zenbrain/zb/db"
+)
+
+// MaxEntitiesCoActivated bounds the entities whose pairwise co_occurs edges one recall
+// strengthens (at most n·(n−1)/2 = 190 edges).
+const MaxEntitiesCoActivated = 20
+
+// RecallOpts are the options of Recall; nil means all defaults.
+type RecallOpts struct {
+	// K is the number of results, in [1, MaxK]. 0 means retrieval.KDefault (5).
+	K int
+	// Layers restricts the layers searched. Nil means all seven.
+	Layers []Layer
+	// Contexts restricts the contexts searched. Nil means all.
+	Contexts []string
+	// AsOf asks what was valid at a past time: facts that expired or were superseded since
+	// then return, facts created after it do not.
+	AsOf *time.Time
+	// Deep also searches consolidated and archived memories (explicit deep recall).
+	Deep bool
+	// NoTimeFilter ignores the time range of a temporal query's date expressions.
+	NoTimeFilter bool
+	// ReadOnly skips the side effects (access counts, stability growth, lability windows,
+	// co-activation, recall event and audit), e.g. for evaluation.
+	ReadOnly bool
+}
+
+// Provenance says where a recalled memory came from.
+type Provenance struct {
+	// SourceIDs are the memories it derives from.
+	SourceIDs []int64 `json:"source_ids"`
+	// ExternalID is the caller's id (e.g. a dia_id).
+	ExternalID string `json:"external_id,omitempty"`
+	// SessionID is its session, if any.
+	SessionID *uuid.UUID `json:"session_id,omitempty"`
+	// Context is its domain.
+	Context string `json:"context"`
+	// OccurredAt is its event time, if any.
+	OccurredAt *time.Time `json:"occurred_at,omitempty"`
+	// CreatedAt is when it was stored.
+	CreatedAt time.Time `json:"created_at"`
+	// Metadata is its metadata object (including resolved dates and caller ids).
+	Metadata json.RawMessage `json:"metadata"`
+}
+
+// Result is one recalled memory.
+type Result struct {
+	// ID is the memory's id.
+	ID int64 `json:"id"`
+	// Layer is the layer of the memory.
+	Layer Layer `json:"layer"`
+	// Kind is its kind.
+	Kind string `json:"kind"`
+	// Content is its text.
+	Content string `json:"content"`
+	// Score is the fused score: LayerWeight·Hybrid·Boost·Retention.
+	Score float64 `json:"score"`
+	// Confidence is the mean α/(α + β) of the memory's Beta belief.
+	Confidence float64 `json:"confidence"`
+	// ConfidenceLow and ConfidenceHigh bound its central 95 % interval.
+	ConfidenceLow  float64 `json:"confidence_low"`
+	ConfidenceHigh float64 `json:"confidence_high"`
+	// Retrievability is R(now) of the forgetting model (1 for core or with decay off).
+	Retrievability float64 `json:"retrievability"`
+	// Signals explain Score.
+	Signals retrieval.Signals `json:"signals"`
+	// ByVector and ByLexical report which candidate generator found it.
+	ByVector  bool `json:"by_vector"`
+	ByLexical bool `json:"by_lexical"`
+	// Provenance says where it came from.
+	Provenance Provenance `json:"provenance"`
+}
+
+// RecallResult is the answer to one recall.
+type RecallResult struct {
+	// Results are the top k, best first.
+	Results []Result `json:"results"`
+	// Class is the query's class.
+	Class retrieval.QueryClass `json:"class"`
+	// Range is the time range applied (temporal queries with a date), or nil.
+	Range *retrieval.TimeRange `json:"range,omitempty"`
+	// Candidates is the number of candidates fused.
+	Candidates int `json:"candidates"`
+	// SideEffects reports whether the side effects were written (false for ReadOnly, and when
+	// the side-effect transaction gave up on a lock).
+	SideEffects bool `json:"side_effects"`
+	// Touched lists the returned memories whose access was recorded (rows locked by a sleep or
+	// decay run are skipped).
+	Touched []int64 `json:"touched,omitempty"`
+}
+
+// Recall answers query for a tenant as DESIGN.md §5 describes: classification, candidate
+// generation in one SQL round trip (per layer top-K by cosine and by BM25), magnitude fusion
+// with class weights, Two-Factor boost, floored retrievability, dedup and top k; then the side
+// effects in one short transaction. A tenant that does not exist gives ErrNotFound (with
+// ReadOnly: an empty result).
+func (c *Coordinator) Recall(ctx context.Context, tenant, query string, opts *RecallOpts) (*RecallResult, error) {
+	if opts == nil {
+		opts = &RecallOpts{}
+	}
+	if err := checkTenant(tenant); err != nil {
+		return nil, err
+	}
+	if err := checkText(query, c.cfg.MaxContentBytes); err != nil {
+		return nil, err
+	}
+	k := opts.K
+	if k == 0 {
+		k = retrieval.KDefault
+	}
+	if k < 0 || k > MaxK {
+		return nil, fmt.Errorf("%w: got %d", ErrInvalidK, k)
+	}
+	layers := opts.Layers
+	if layers == nil {
+		layers = retrieval.Layers()
+	}
+	layerNames := make([]string, 0, len(layers))
+	for _, l := range layers {
+		if !l.Valid() {
+			return nil, fmt.Errorf("%w: %q", ErrUnknownLayer, truncate(string(l), 40))
+		}
+		layerNames = append(layerNames, string(l))
+	}
+	for _, cx := range opts.Contexts {
+		if err := checkContext(cx); err != nil {
+			return nil, err
+		}
+	}
+	now := c.clock.Now()
+	cls := c.classifier.Classify(query, now)
+	out := &RecallResult{Class: cls.Class}
+
+	var qvec []float32
+	if c.cfg.Embedder != nil {
+		dim, err := c.embeddingDim(ctx)
+		if err != nil {
+			return nil, err
+		}
+		vs, err := c.cfg.Embedder.Embed(ctx, []string{query})
+		if err != nil {
+			return nil, fmt.Errorf("error embedding query: %w", err)
+		}
+		if len(vs) != 1 {
+			return nil, fmt.Errorf("%w: the embedder returned %d embeddings for 1 text", ErrDimensionMismatch, len(vs))
+		}
+		if err := checkEmbedding(vs[0], dim); err != nil {
+			// A query without any embeddable feature (e.g. only punctuation) is lexical-only.
+			if !errors.Is(err, ErrInvalidEmbedding) || hasNaN(vs[0]) {
+				return nil, fmt.Errorf("query embedding: %w", err)
+			}
+		} else {
+			qvec = vs[0]
+		}
+	}
+	params := db.RecallCandidatesParams{
+		TenantID: tenant, Query: toVector(qvec), Terms: nonNil(textproc.Terms(query, textproc.DetectLang(query))),
+		Layers: layerNames, K: int32(c.cfg.CandidatesPerLayer), Now: now, AsOf: opts.AsOf, Contexts: opts.Contexts,
+		Deep: opts.Deep,
+	}
+	if cls.Range != nil && !opts.NoTimeFilter {
+		r := *cls.Range
+		out.Range = &r
+		params.FromTime, params.ToTime = &r.From, &r.To
+	}
+	rows, err := c.q.RecallCandidates(ctx, params)
+	if err != nil {
+		return nil, interpretError("generating recall candidates", err)
+	}
+	out.Candidates = len(rows)
+
+	var sw switchSet
+	if len(rows) > 0 {
+		sw = disabledSet(rows[0].Disabled)
+	}
+	rk := *c.ranking
+	rk.K = k
+	rk.DisableForgetting = rk.DisableForgetting || !sw.enabled("decay")
+	rk.DisableLayerWeights = rk.DisableLayerWeights || !sw.enabled("query_routing")
+	rk.DisableTwoFactorBoost = rk.DisableTwoFactorBoost || !sw.enabled("two_factor_hebbian")
+
+	byID := make(map[string]*db.RecallCandidatesRow, len(rows))
+	rets := make(map[string]float64, len(rows))
+	cands := make([]retrieval.Candidate, 0, len(rows))
+	for i := range rows {
+		r := &rows[i]
+		id := strconv.FormatInt(r.ID, 10)
+		byID[id] = r
+		ret := 1.0
+		if !rk.DisableForgetting {
+			ret = c.retrievability(r.Layer, r.Stability, r.Valence, r.Arousal, r.Significance, r.LastAccessedAt, now)
+		}
+		rets[id] = ret
+		cd := retrieval.Candidate{ID: id, Layer: Layer(r.Layer), Text: r.Content, Cosine: clamp(r.Cosine, -1, 1),
+			BM25: math.Max(0, r.Bm25), Retrievability: ret}
+		if r.EdgeWeight > 0 {
+			e := hebbian.Edge{Weight: r.EdgeWeight, Variance: r.EdgeVariance, LastActivated: r.EdgeActivatedAt}
+			cd.EdgeWeight, cd.EdgeImportance = c.hebb.WeightAt(e, now), e.Importance()
+		}
+		cands = append(cands, cd)
+	}
+	ranked, err := retrieval.Rank(cls.Class, cands, &rk)
+	if err != nil {
+		return nil, fmt.Errorf("error ranking recall candidates: %w", err)
+	}
+	for _, rr := range ranked {
+		r := byID[rr.ID]
+		b := bayes.Belief{Alpha: r.ConfAlpha, Beta: r.ConfBeta}
+		iv := b.Interval95()
+		res := Result{ID: r.ID, Layer: rr.Layer, Kind: r.Kind, Content: r.Content, Score: rr.Score,
+			Confidence: b.Mean(), ConfidenceLow: iv.Lower, ConfidenceHigh: iv.Upper, Retrievability: rets[rr.ID],
+			Signals: rr.Signals, ByVector: r.ByVector, ByLexical: r.ByLexical,
+			Provenance: Provenance{SourceIDs: nonNil(r.SourceIDs), SessionID: r.SessionID, Context: r.Context,
+				OccurredAt: r.OccurredAt, CreatedAt: r.CreatedAt, Metadata: r.Metadata}}
+		if r.ExternalID != nil {
+			res.Provenance.ExternalID = *r.ExternalID
+		}
+		out.Results = append(out.Results, res)
+	}
+	if out.Results == nil {
+		out.Results = []Result{}
+	}
+	if opts.ReadOnly {
+		return out, nil
+	}
+	touched, err := c.recallSideEffects(ctx, tenant, query, cls.Class, out.Results, byID, sw, now)
+	switch {
+	case err == nil:
+		out.SideEffects, out.Touched = true, touched
+	case isLockTimeout(err):
+		// Skipped: recall never waits on a sleep or decay run.
+	default:
+		return nil, interpretError("recording recall side effects", err)
+	}
+	return out, nil
+}
+
+func hasNaN(v []float32) bool {
+	for _, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return true
+		}
+	}
+	return false
+}
+
+func clamp(x, lo, hi float64) float64 {
+	if math.IsNaN(x) {
+		return 0
+	}
+	return math.Max(lo, math.Min(hi, x))
+}
+
+// retrievability returns R(now) from stored state; core (nil stability) gives 1.
+func (c *Coordinator) retrievability(layer db.ZbMemoryLayer, stability *float64, v, a, s float32, last, now time.Time) float64 {
+	if stability == nil {
+		return 1
+	}
+	tr, ok := c.trace(layer, *stability, v, a, s, last)
+	if !ok {
+		return 1
+	}
+	r, err := tr.Retrievability(now)
+	if err != nil {
+		return 1
+	}
+	return r
+}
+
+func (c *Coordinator) trace(layer db.ZbMemoryLayer, stabilityDays float64, v, a, s float32, last time.Time) (forgetting.Trace, bool) {
+	mEmo, err := forgetting.EmotionalMultiplier(clamp(float64(v), -1, 1), clamp(float64(a), 0, 1), clamp(float64(s), 0, 1))
+	if err != nil {
+		mEmo = 1
+	}
+	st := time.Duration(stabilityDays * float64(forgetting.Day))
+	tr := forgetting.Trace{Layer: forgetting.Layer(layer), Stability: st, EmotionalMultiplier: mEmo, LastAccess: last}
+	return tr, tr.Validate() == nil
+}
+
+// recallSideEffects writes, in one short transaction with a lock timeout, the access of the
+// returned memories (skipping rows another transaction holds), their lability windows, the
+// Hebbian co-activation of their entities, the recall event and the audit event.
+func (c *Coordinator) recallSideEffects(ctx context.Context, tenant, query string, class retrieval.QueryClass,
+	results []Result, rows map[string]*db.RecallCandidatesRow, sw switchSet, now time.Time,
+) ([]int64, error) {
+	ids := make([]int64, 0, len(results))
+	stabs := make([]float64, 0, len(results))
+	fades := make([]time.Time, 0, len(results))
+	for _, res := range results {
+		r := rows[strconv.FormatInt(res.ID, 10)]
+		s, f := 1.0, now
+		if r.Stability != nil {
+			s, f = *r.Stability, now.Add(forgetting.Day)
+			if tr, ok := c.trace(r.Layer, *r.Stability, r.Valence, r.Arousal, r.Significance, r.LastAccessedAt); ok {
+				if nt, err := c.forget.Recall(tr, now); err == nil {
+					s = nt.Stability.Hours() / 24
+					if fa, ok, err := nt.FadeAt(forgetting.ArchiveThreshold); err == nil && ok {
+						f = fa
+					}
+				}
+			}
+		}
+		ids, stabs, fades = append(ids, res.ID), append(stabs, s), append(fades, f)
+	}
+	sum := sha256.Sum256([]byte(query))
+	var touched []int64
+	err := pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
+		q := c.q.WithTx(tx)
+		if err := q.TxSetLockTimeout(ctx, fmt.Sprintf("%dms", max(1, c.cfg.SideEffectLockTimeout.Milliseconds()))); err != nil {
+			return err
+		}
+		var topScore *float64
+		if len(results) > 0 {
+			topScore = &results[0].Score
+		}
+		if _, err := q.RecallEventInsert(ctx, db.RecallEventInsertParams{TenantID: tenant, QueryHash: sum[:],
+			QueryClass: string(class), ResultIDs: ids, TopScore: topScore, Now: now}); err != nil {
+			return err
+		}
+		var err error
+		if len(ids) > 0 {
+			if touched, err = q.MemoryRecallApply(ctx, db.MemoryRecallApplyParams{TenantID: tenant, Ids: ids,
+				Stabilities: stabs, FadeAts: fades, Now: now}); err != nil {
+				return err
+			}
+		}
+		if len(touched) > 0 {
+			if err := q.LabilityWindowOpen(ctx, db.LabilityWindowOpenParams{TenantID: tenant, MemoryIds: touched,
+				Now: now, ClosesAt: now.Add(c.cfg.LabilityWindow)}); err != nil {
+				return err
+			}
+			if sw.enabled("two_factor_hebbian") {
+				if err := c.coActivate(ctx, q, tenant, touched, now); err != nil {
+					return err
+				}
+			}
+		}
+		detail, _ := json.Marshal(map[string]any{"query_sha256": hex.EncodeToString(sum[:]), "class": class,
+			"result_ids": ids, "touched": touched})
+		return q.AuditEventInsert(ctx, db.AuditEventInsertParams{TenantID: tenant, At: now, Actor: c.cfg.Actor,
+			Action: "memory.recall", Detail: detail})
+	})
+	return touched, err
+}
+
+// coActivate strengthens the co_occurs edges among the entities the recalled memories mention
+// (hebbian.Model.Activate with tag 1 and activation 1). Edges locked by another transaction are
+// skipped.
+func (c *Coordinator) coActivate(ctx context.Context, q *db.Queries, tenant string, memIDs []int64, now time.Time) error {
+	ents, err := q.MentionEntitiesByMemories(ctx, db.MentionEntitiesByMemoriesParams{TenantID: tenant, MemoryIds: memIDs})
+	if err != nil {
+		return err
+	}
+	if len(ents) < 2 {
+		return nil
+	}
+	if len(ents) > MaxEntitiesCoActivated {
+		ents = ents[:MaxEntitiesCoActivated]
+	}
+	locked, err := q.EdgeListCoOccursLocked(ctx, db.EdgeListCoOccursLockedParams{TenantID: tenant, EntityIds: ents})
+	if err != nil {
+		return err
+	}
+	type pair struct{ a, b int64 }
+	have := map[pair]db.EdgeListCoOccursLockedRow{}
+	for _, e := range locked {
+		have[pair{e.SourceID, e.TargetID}] = e
+	}
+	var up db.EdgeUpdateCoOccursParams
+	var ins db.EdgeInsertCoOccursParams
+	for i := 0; i < len(ents); i++ {
+		for j := i + 1; j < len(ents); j++ {
+			p := pair{ents[i], ents[j]}
+			old, ok := have[p]
+			e := hebbian.Edge{}
+			if ok {
+				e = hebbian.Edge{Weight: old.Weight, Variance: old.Variance, ActivationCount: int(old.ActivationCount), LastActivated: old.LastActivatedAt}
+			}
+			ne, err := c.hebb.Activate(e, 1, 1, now)
+			if err != nil {
+				return fmt.Errorf("error activating edge: %w", err)
+			}
+			w, v := clamp(ne.Weight, 0, 10), clamp(ne.Variance, 0.01, 100)
+			if ok {
+				up.Ids = append(up.Ids, old.ID)
+				up.Weights, up.Variances = append(up.Weights, w), append(up.Variances, v)
+				up.ActivationCounts = append(up.ActivationCounts, int32(ne.ActivationCount))
+			} else {
+				ins.SourceIDs, ins.TargetIds = append(ins.SourceIDs, p.a), append(ins.TargetIds, p.b)
+				ins.Weights, ins.Variances = append(ins.Weights, w), append(ins.Variances, v)
+				ins.ActivationCounts = append(ins.ActivationCounts, int32(ne.ActivationCount))
+			}
+		}
+	}
+	if len(up.Ids) > 0 {
+		up.TenantID, up.Now = tenant, now
+		if err := q.EdgeUpdateCoOccurs(ctx, up); err != nil {
+			return err
+		}
+	}
+	if len(ins.SourceIDs) > 0 {
+		ins.TenantID, ins.Now = tenant, now
+		if err := q.EdgeInsertCoOccurs(ctx, ins); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,85 @@
+package coordinator
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/pgvector/pgvector-go"
+)
+
+var (
+	tenantRE  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$`)
+	contextRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]{0,63}$`)
+	labelMax  = 200
+)
+
+func checkTenant(id string) error {
+	if !tenantRE.MatchString(id) {
+		return fmt.Errorf("%w: %q", ErrInvalidTenant, truncate(id, 40))
+	}
+	return nil
+}
+
+func checkContext(ctxName string) error {
+	if !contextRE.MatchString(ctxName) {
+		return fmt.Errorf("%w: context %q must match %s", ErrInvalidInput, truncate(ctxName, 40), contextRE)
+	}
+	return nil
+}
+
+// checkText validates stored content or a query: valid UTF-8, no NUL, not blank, at most max
+// bytes.
+func checkText(s string, max int) error {
+	if !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 {
+		return ErrInvalidUTF8
+	}
+	if strings.TrimSpace(s) == "" {
+		return ErrEmptyContent
+	}
+	if len(s) > max {
+		return fmt.Errorf("%w: %d bytes, limit %d", ErrContentTooLarge, len(s), max)
+	}
+	return nil
+}
+
+// checkEmbedding validates an embedding against the install's dimension.
+func checkEmbedding(v []float32, dim int) error {
+	if len(v) != dim {
+		return fmt.Errorf("%w: got %d values, want %d", ErrDimensionMismatch, len(v), dim)
+	}
+	nonZero := false
+	for _, x := range v {
+		f := float64(x)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return ErrInvalidEmbedding
+		}
+		if x != 0 {
+			nonZero = true
+		}
+	}
+	if !nonZero {
+		return ErrInvalidEmbedding
+	}
+	return nil
+}
+
+func toVector(v []float32) *pgvector.Vector {
+	if v == nil {
+		return nil
+	}
+	vec := pgvector.NewVector(v)
+	return &vec
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,93 @@
+package jobs
+
+// QueueDerive is the River queue of derivation jobs (embeddings, entities, edges,
+// reconsolidation checks).
+const QueueDerive = "derive"
+
+// QueueLifecycle is the River queue of consolidation, decay, review and sleep jobs.
+const QueueLifecycle = "lifecycle"
+
+// Job kinds. They are stable identifiers stored with every queued job; never change them.
+const (
+	// KindDerive is the kind of DeriveArgs.
+	KindDerive = "zb_derive"
+	// KindConsolidate is the kind of ConsolidateArgs.
+	KindConsolidate = "zb_consolidate"
+	// KindDecay is the kind of DecayArgs.
+	KindDecay = "zb_decay"
+	// KindReview is the kind of ReviewArgs.
+	KindReview = "zb_review"
+	// KindSleep is the kind of SleepArgs.
+	KindSleep = "zb_sleep"
+)
+
+// DeriveArgs asks the worker to derive what store did not compute inline for memories of one
+// tenant: the embedding (when it was deferred), entities and mentions, edges, and the
+// reconsolidation and supersession checks.
+type DeriveArgs struct {
+	// TenantID is the tenant of the memories.
+	TenantID string `json:"tenant_id"`
+	// MemoryIDs lists the memories to derive. Empty together with Pending means every memory of
+	// the tenant whose derived_at is NULL (after a bulk load).
+	MemoryIDs []int64 `json:"memory_ids,omitempty"`
+	// Pending asks for a sweep of every underived memory of the tenant (derived_at IS NULL),
+	// used after StoreBatch, whose COPY does not return ids.
+	Pending bool `json:"pending,omitempty"`
+	// NeedsEmbedding reports that store deferred the embedding to the worker.
+	NeedsEmbedding bool `json:"needs_embedding,omitempty"`
+	// RecheckSupersede reports that store could not check every older fact about the same
+	// subject and attribute (some were locked by a sleep or decay run); the worker repeats the
+	// bi-temporal supersession check.
+	RecheckSupersede bool `json:"recheck_supersede,omitempty"`
+}
+
+// Kind returns KindDerive.
+func (DeriveArgs) Kind() string { return KindDerive }
+
+// ConsolidateArgs asks the worker to consolidate a session's short-term memories into
+// episodic and semantic ones (at session end or after its idle timeout).
+type ConsolidateArgs struct {
+	// TenantID is the session's tenant.
+	TenantID string `json:"tenant_id"`
+	// SessionID is the session, as a UUID string.
+	SessionID string `json:"session_id"`
+}
+
+// Kind returns KindConsolidate.
+func (ConsolidateArgs) Kind() string { return KindConsolidate }
+
+// DecayArgs asks the worker to process the memories of a tenant whose predicted fade time has
+// passed (archive per DESIGN.md §6) and to prune faded edges.
+type DecayArgs struct {
+	// TenantID is the tenant.
+	TenantID string `json:"tenant_id"`
+	// Limit bounds the memories handled by one job; 0 means the coordinator's default.
+	Limit int `json:"limit,omitempty"`
+}
+
+// Kind returns KindDecay.
+func (DecayArgs) Kind() string { return KindDecay }
+
+// ReviewArgs asks the worker to run the due FSRS reviews of a tenant.
+type ReviewArgs struct {
+	// TenantID is the tenant.
+	TenantID string `json:"tenant_id"`
+	// Limit bounds the reviews handled by one job; 0 means the coordinator's default.
+	Limit int `json:"limit,omitempty"`
+}
+
+// Kind returns KindReview.
+func (ReviewArgs) Kind() string { return KindReview }
+
+// SleepArgs asks the worker to run one Simulation-Selection sleep for a tenant.
+type SleepArgs struct {
+	// TenantID is the tenant.
+	TenantID string `json:"tenant_id"`
+	// Trigger is "schedule", "manual" or "benchmark" (zb.sleep_run.trigger).
+	Trigger string `json:"trigger,omitempty"`
+	// Seed seeds the sleep's counterfactual generation; 0 derives it from the run's time.
+	Seed int64 `json:"seed,omitempty"`
+}
+
+// Kind returns KindSleep.
+func (SleepArgs) Kind() string { return KindSleep }

@@ -1,0 +1,32 @@
+-- name: MentionEntitiesByMemories :many
+-- MentionEntitiesByMemories returns the distinct entities mentioned by the given memories.
+SELECT DISTINCT entity_id FROM zb.mention
+WHERE tenant_id = @tenant_id::text AND memory_id = ANY (@memory_ids::bigint[])
+ORDER BY entity_id;
+
+-- name: EdgeListCoOccursLocked :many
+-- EdgeListCoOccursLocked returns the co_occurs edges among the given entities that no other
+-- transaction holds, locked; edges locked by a sleep or decay run are skipped.
+SELECT id, source_id, target_id, weight, variance, activation_count, last_activated_at FROM zb.edge
+WHERE tenant_id = @tenant_id::text AND relation = 'co_occurs'
+  AND source_id = ANY (@entity_ids::bigint[]) AND target_id = ANY (@entity_ids::bigint[])
+ORDER BY id
+FOR UPDATE SKIP LOCKED;
+
+-- name: EdgeUpdateCoOccurs :exec
+-- EdgeUpdateCoOccurs writes the new Two-Factor state of co_occurs edges the caller has locked.
+UPDATE zb.edge e
+SET weight = u.weight, variance = u.variance, activation_count = u.activation_count, last_activated_at = @now::timestamptz
+FROM (SELECT unnest(@ids::bigint[]) AS id, unnest(@weights::double precision[]) AS weight,
+             unnest(@variances::double precision[]) AS variance, unnest(@activation_counts::int[]) AS activation_count) u
+WHERE e.tenant_id = @tenant_id::text AND e.id = u.id;
+
+-- name: EdgeInsertCoOccurs :exec
+-- EdgeInsertCoOccurs creates co_occurs edges (source < target) that do not exist yet; an edge
+-- that exists (even one locked by a sleep run) is left alone, without waiting.
+INSERT INTO zb.edge (tenant_id, source_id, target_id, relation, weight, variance, activation_count, origin,
+                     created_at, last_activated_at)
+SELECT @tenant_id::text, unnest(@source_ids::bigint[]), unnest(@target_ids::bigint[]), 'co_occurs',
+       unnest(@weights::double precision[]), unnest(@variances::double precision[]),
+       unnest(@activation_counts::int[]), 'hebbian', @now::timestamptz, @now::timestamptz
+ON CONFLICT (tenant_id, source_id, target_id, relation) DO NOTHING;

@@ -1,0 +1,42 @@
+-- name: RecallCandidates :many
+-- RecallCandidates runs zb.recall_candidates (per layer the top k by cosine and by BM25, with
+-- both signals, the strongest edge and the corpus statistics) and joins the memory rows, in one
+-- round trip and without row locks.
+SELECT m.id, m.layer, m.kind, m.context, m.content, m.source_ids, m.external_id, m.metadata, m.session_id,
+       m.occurred_at, m.created_at, m.valid_from, m.valid_to, m.event_from, m.event_to, m.status,
+       m.valence, m.arousal, m.significance, m.stability, m.last_accessed_at, m.access_count,
+       m.conf_alpha, m.conf_beta, m.confidence, m.core_label,
+       c.cosine::double precision AS cosine, c.bm25::double precision AS bm25,
+       c.by_vector::boolean AS by_vector, c.by_lexical::boolean AS by_lexical,
+       c.edge_weight::double precision AS edge_weight, c.edge_variance::double precision AS edge_variance,
+       c.edge_activated_at::timestamptz AS edge_activated_at,
+       c.doc_count::bigint AS doc_count, c.avgdl::double precision AS avgdl, c.disabled::text[] AS disabled
+FROM zb.recall_candidates(
+    @tenant_id::text, sqlc.narg('query')::vector, @terms::text[], (@layers::text[])::zb.memory_layer[], @k::int,
+    @now::timestamptz, sqlc.narg('from_time')::timestamptz, sqlc.narg('to_time')::timestamptz,
+    sqlc.narg('as_of')::timestamptz, sqlc.narg('contexts')::text[], @deep::boolean
+) c
+JOIN zb.memory m ON m.tenant_id = @tenant_id::text AND m.id = c.id
+ORDER BY m.id;
+
+-- name: RecallEventInsert :one
+-- RecallEventInsert records one recall for the metacognitive monitor and returns its id.
+INSERT INTO zb.recall_event (tenant_id, query_hash, query_class, result_ids, top_score, created_at)
+VALUES (@tenant_id::text, @query_hash::bytea, @query_class::text, @result_ids::bigint[],
+        sqlc.narg('top_score')::double precision, @now::timestamptz)
+RETURNING id;
+
+-- name: LexicalStatCompact :one
+-- LexicalStatCompact folds a tenant's BM25 statistic deltas into one row.
+SELECT zb.lexical_stat_compact(@tenant_id::text)::bigint AS removed;
+
+-- name: LexicalStatGet :one
+-- LexicalStatGet returns a tenant's BM25 corpus statistics: active documents and total terms.
+SELECT coalesce(sum(docs), 0)::bigint AS docs, coalesce(sum(terms), 0)::bigint AS terms
+FROM zb.lexical_stat_delta WHERE tenant_id = @tenant_id::text;
+
+-- name: LabilityWindowOpen :exec
+-- LabilityWindowOpen opens (or extends) the reconsolidation lability window of memories.
+INSERT INTO zb.lability_window (tenant_id, memory_id, opened_at, closes_at)
+SELECT @tenant_id::text, u, @now::timestamptz, @closes_at::timestamptz FROM unnest(@memory_ids::bigint[]) u
+ON CONFLICT (tenant_id, memory_id) DO UPDATE SET opened_at = EXCLUDED.opened_at, closes_at = EXCLUDED.closes_at;

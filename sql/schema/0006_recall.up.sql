@@ -1,0 +1,219 @@
+-- 0006_recall: what the coordinator needs for recall in one round trip.
+--
+--  * memory.terms / memory.term_count: the memory's BM25 index terms (textproc.Terms: stop words
+--    removed, Snowball-stemmed, in the text's language) and their count, written by Go at store
+--    time (and by the worker's derivation for rows inserted with plain SQL). A GIN index serves
+--    "terms overlap the query terms" and the document frequency of a term.
+--  * memory.event_from / memory.event_to: the span a relative or explicit date in the text
+--    resolves to ("yesterday" in a message of 8 May 2023 is [7 May, 8 May)), for time-range
+--    recall of episodes.
+--  * zb.lexical_stat_delta: per-tenant BM25 corpus statistics (active documents N and their total
+--    term count, so avgdl = total/N) kept as insert-only deltas by statement-level triggers, so
+--    concurrent writers never wait on one counter row; zb.lexical_stat_compact folds them.
+--  * zb.bm25_doc: the Okapi BM25 score of one document (k1 1.2, b 0.75 by default).
+--  * zb.recall_candidates: per enabled layer the top K by cosine (HNSW, iterative scan) and the
+--    top K by BM25, each with both signals, its strongest Two-Factor edge and the corpus
+--    statistics, in one call.
+
+ALTER TABLE zb.memory
+    ADD COLUMN terms      text[]      NOT NULL DEFAULT '{}',
+    ADD COLUMN term_count integer     NOT NULL DEFAULT 0 CHECK (term_count >= 0),
+    ADD COLUMN event_from timestamptz,
+    ADD COLUMN event_to   timestamptz,
+    ADD CONSTRAINT memory_event_span_valid CHECK (event_to IS NULL OR event_from IS NULL OR event_to > event_from);
+
+-- On a large existing table, build these CONCURRENTLY instead.
+CREATE INDEX IF NOT EXISTS memory_terms_gin_idx ON zb.memory USING gin (terms);
+CREATE INDEX IF NOT EXISTS memory_event_from_idx ON zb.memory (tenant_id, event_from) WHERE event_from IS NOT NULL;
+
+-- lexical_stat_delta: insert-only deltas of a tenant's active-document count and total term
+-- count. The sum over a tenant's rows is the current statistic.
+CREATE TABLE zb.lexical_stat_delta (
+    tenant_id text   NOT NULL,
+    id        bigint GENERATED ALWAYS AS IDENTITY,
+    docs      bigint NOT NULL,
+    terms     bigint NOT NULL,
+    PRIMARY KEY (tenant_id, id)
+);
+
+CREATE FUNCTION zb.lexical_stat_on_insert() RETURNS trigger
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    INSERT INTO zb.lexical_stat_delta (tenant_id, docs, terms)
+    SELECT n.tenant_id, count(*), sum(n.term_count)
+    FROM new_rows n
+    WHERE n.status = 'active'
+    GROUP BY n.tenant_id;
+    RETURN NULL;
+END
+$$;
+
+CREATE FUNCTION zb.lexical_stat_on_delete() RETURNS trigger
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    INSERT INTO zb.lexical_stat_delta (tenant_id, docs, terms)
+    SELECT o.tenant_id, -count(*), -sum(o.term_count)
+    FROM old_rows o
+    WHERE o.status = 'active'
+    GROUP BY o.tenant_id;
+    RETURN NULL;
+END
+$$;
+
+CREATE FUNCTION zb.lexical_stat_on_update() RETURNS trigger
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    INSERT INTO zb.lexical_stat_delta (tenant_id, docs, terms)
+    SELECT d.tenant_id, sum(d.docs), sum(d.terms)
+    FROM (
+        SELECT n.tenant_id, 1 AS docs, n.term_count AS terms FROM new_rows n WHERE n.status = 'active'
+        UNION ALL
+        SELECT o.tenant_id, -1, -o.term_count FROM old_rows o WHERE o.status = 'active'
+    ) d
+    GROUP BY d.tenant_id
+    HAVING sum(d.docs) <> 0 OR sum(d.terms) <> 0;
+    RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER memory_lexical_stat_insert AFTER INSERT ON zb.memory
+    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION zb.lexical_stat_on_insert();
+CREATE TRIGGER memory_lexical_stat_delete AFTER DELETE ON zb.memory
+    REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION zb.lexical_stat_on_delete();
+CREATE TRIGGER memory_lexical_stat_update AFTER UPDATE ON zb.memory
+    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION zb.lexical_stat_on_update();
+
+-- lexical_stat_compact folds a tenant's deltas into one row and returns the number of rows
+-- removed. Deltas inserted concurrently are not touched (they are not visible to the DELETE).
+CREATE FUNCTION zb.lexical_stat_compact(p_tenant text) RETURNS bigint
+LANGUAGE sql
+AS $$
+    WITH gone AS (
+        DELETE FROM zb.lexical_stat_delta WHERE tenant_id = p_tenant RETURNING docs, terms
+    ), folded AS (
+        INSERT INTO zb.lexical_stat_delta (tenant_id, docs, terms)
+        SELECT p_tenant, sum(docs), sum(terms) FROM gone HAVING count(*) > 0
+        RETURNING 1
+    )
+    SELECT count(*) FROM gone
+$$;
+
+-- bm25_doc is the Okapi BM25 score of one document with terms doc_terms (with repetitions) and
+-- length doc_len against the distinct query terms q_terms with inverse document frequencies
+-- q_idf (same order): sum over t of idf(t)·tf·(k1 + 1) / (tf + k1·(1 − b + b·doc_len/avgdl)).
+CREATE FUNCTION zb.bm25_doc(doc_terms text[], doc_len integer, q_terms text[], q_idf double precision[],
+                            avgdl double precision, k1 double precision DEFAULT 1.2, b double precision DEFAULT 0.75)
+RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT coalesce(sum(q.idf * tf.c * (k1 + 1)
+                        / (tf.c + k1 * (1 - b + b * doc_len / greatest(avgdl, 1e-9)))), 0)::double precision
+    FROM (SELECT u AS t, count(*)::double precision AS c FROM unnest(doc_terms) u WHERE u = ANY (q_terms) GROUP BY u) tf
+    JOIN unnest(q_terms, q_idf) AS q(t, idf) ON q.t = tf.t
+$$;
+
+-- recall_candidates returns the recall candidates of one query for a tenant: for each layer in
+-- p_layers the p_k nearest active memories by cosine distance to p_query (HNSW with iterative
+-- scan, so filters do not starve the result) and the p_k best by BM25 over p_terms (the query's
+-- distinct index terms). Every candidate id carries both signals, its strongest Two-Factor edge
+-- (by w/σ², through the entities it mentions; weight 0 when it has none) and the tenant's corpus
+-- statistics and disabled algorithms (repeated on every row). Callers join zb.memory for the
+-- rest of the row in the same statement.
+--
+-- Filters: status active (or also consolidated and archived when p_deep); bi-temporal validity
+-- at p_as_of (or p_now): expired or superseded facts only for as-of queries; p_contexts (NULL:
+-- all); the time range [p_from, p_to) for non-core memories by their event span, occurred_at
+-- or created_at. It takes no row locks.
+CREATE FUNCTION zb.recall_candidates(
+    p_tenant text, p_query vector, p_terms text[], p_layers zb.memory_layer[], p_k integer,
+    p_now timestamptz, p_from timestamptz, p_to timestamptz, p_as_of timestamptz, p_contexts text[],
+    p_deep boolean
+)
+RETURNS TABLE (
+    id bigint, cosine double precision, bm25 double precision, by_vector boolean, by_lexical boolean,
+    edge_weight double precision, edge_variance double precision, edge_activated_at timestamptz,
+    doc_count bigint, avgdl double precision, disabled text[]
+)
+LANGUAGE sql STABLE
+SET hnsw.iterative_scan = 'relaxed_order'
+SET hnsw.ef_search = 100
+AS $$
+    WITH stats AS (
+        SELECT greatest(coalesce(sum(d.docs), 0), 0)::bigint AS n,
+               CASE WHEN coalesce(sum(d.docs), 0) > 0 THEN sum(d.terms)::double precision / sum(d.docs) ELSE 0 END AS avgdl
+        FROM zb.lexical_stat_delta d WHERE d.tenant_id = p_tenant
+    ), qt AS (
+        SELECT array_agg(t ORDER BY t) AS terms FROM (SELECT DISTINCT t FROM unnest(p_terms) t WHERE t <> '') x
+    ), idf AS (
+        SELECT coalesce(array_agg(ln(1 + (s.n - df.df + 0.5) / (df.df + 0.5)) ORDER BY df.t), '{}') AS idf
+        FROM stats s, (
+            SELECT q.t, (SELECT count(*) FROM zb.memory m
+                         WHERE m.tenant_id = p_tenant AND m.status = 'active' AND m.terms @> ARRAY[q.t]) AS df
+            FROM unnest((SELECT terms FROM qt)) q(t)
+        ) df
+    ), live AS NOT MATERIALIZED (
+        SELECT m.*
+        FROM zb.memory m
+        WHERE m.tenant_id = p_tenant
+          AND (m.status = 'active' OR (p_deep AND m.status IN ('consolidated', 'archived')))
+          AND (m.valid_to IS NULL OR m.valid_to > coalesce(p_as_of, p_now))
+          AND (p_as_of IS NULL OR m.valid_from IS NULL OR m.valid_from <= p_as_of)
+          AND (p_as_of IS NULL OR m.created_at <= p_as_of)
+          AND (p_contexts IS NULL OR m.context = ANY (p_contexts))
+          AND (m.layer = 'core' OR p_from IS NULL
+               OR coalesce(m.event_to, m.occurred_at + interval '1 microsecond', m.created_at + interval '1 microsecond') > p_from)
+          AND (m.layer = 'core' OR p_to IS NULL OR coalesce(m.event_from, m.occurred_at, m.created_at) < p_to)
+    ), vec AS (
+        SELECT v.id
+        FROM unnest(p_layers) AS l(layer)
+        CROSS JOIN LATERAL (
+            SELECT m.id FROM live m
+            WHERE p_query IS NOT NULL AND m.layer = l.layer AND m.embedding IS NOT NULL
+            ORDER BY m.embedding <=> p_query
+            LIMIT p_k
+        ) v
+    ), lex AS (
+        SELECT r.id FROM (
+            SELECT m.id, row_number() OVER (
+                PARTITION BY m.layer
+                ORDER BY zb.bm25_doc(m.terms, m.term_count, qt.terms, idf.idf, s.avgdl) DESC, m.id) AS rn
+            FROM live m, qt, idf, stats s
+            WHERE m.layer = ANY (p_layers) AND qt.terms IS NOT NULL AND m.terms && qt.terms
+        ) r
+        WHERE r.rn <= p_k
+    ), cand AS (
+        SELECT c.id, bool_or(c.v) AS by_vector, bool_or(NOT c.v) AS by_lexical
+        FROM (SELECT vec.id, true AS v FROM vec UNION ALL SELECT lex.id, false FROM lex) c
+        GROUP BY c.id
+    )
+    SELECT m.id,
+           CASE WHEN p_query IS NULL OR m.embedding IS NULL THEN 0
+                ELSE greatest(-1, least(1, 1 - (m.embedding <=> p_query))) END::double precision,
+           CASE WHEN qt.terms IS NULL THEN 0
+                ELSE zb.bm25_doc(m.terms, m.term_count, qt.terms, idf.idf, s.avgdl) END,
+           c.by_vector, c.by_lexical,
+           coalesce(e.weight, 0), coalesce(e.variance, 1), coalesce(e.last_activated_at, p_now),
+           s.n, s.avgdl,
+           ARRAY(SELECT a.algorithm FROM zb.algorithm_switch a WHERE a.tenant_id = p_tenant AND NOT a.enabled ORDER BY 1)
+    FROM cand c
+    JOIN zb.memory m ON m.tenant_id = p_tenant AND m.id = c.id
+    CROSS JOIN qt CROSS JOIN idf CROSS JOIN stats s
+    LEFT JOIN LATERAL (
+        SELECT x.weight, x.variance, x.last_activated_at
+        FROM zb.mention mn
+        CROSS JOIN LATERAL (
+            SELECT ed.weight, ed.variance, ed.last_activated_at FROM zb.edge ed
+            WHERE ed.tenant_id = p_tenant AND ed.source_id = mn.entity_id
+            UNION ALL
+            SELECT ed.weight, ed.variance, ed.last_activated_at FROM zb.edge ed
+            WHERE ed.tenant_id = p_tenant AND ed.target_id = mn.entity_id
+        ) x
+        WHERE mn.tenant_id = p_tenant AND mn.memory_id = m.id
+        ORDER BY x.weight / x.variance DESC
+        LIMIT 1
+    ) e ON true
+    ORDER BY m.id
+$$;
