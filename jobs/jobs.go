@@ -91,3 +91,49 @@ type SleepArgs struct {
 
 // Kind returns KindSleep.
 func (SleepArgs) Kind() string { return KindSleep }
+
+// More job kinds. Stable identifiers, like the ones above.
+const (
+	// KindPropagate is the kind of PropagateArgs.
+	KindPropagate = "zb_propagate"
+	// KindSchedule is the kind of ScheduleArgs.
+	KindSchedule = "zb_schedule"
+)
+
+// PropagateArgs asks the worker to propagate Bayesian confidence over the subgraph around
+// memories that received new evidence.
+type PropagateArgs struct {
+	// TenantID is the tenant.
+	TenantID string `json:"tenant_id"`
+	// MemoryIDs are the memories whose evidence changed.
+	MemoryIDs []int64 `json:"memory_ids"`
+}
+
+// Kind returns KindPropagate.
+func (PropagateArgs) Kind() string { return KindPropagate }
+
+// Scheduled tasks of ScheduleArgs.
+const (
+	// TaskDecay fans out one DecayArgs per tenant.
+	TaskDecay = "decay"
+	// TaskReview fans out one ReviewArgs per tenant.
+	TaskReview = "review"
+	// TaskSleep fans out one SleepArgs per tenant.
+	TaskSleep = "sleep"
+	// TaskIdleSessions enqueues ConsolidateArgs for sessions idle past the timeout.
+	TaskIdleSessions = "idle_sessions"
+	// TaskSweep enqueues DeriveArgs{Pending: true} for tenants with underived memories (rows
+	// inserted with plain SQL that no notification reached).
+	TaskSweep = "sweep"
+)
+
+// ScheduleArgs is the periodic job that fans a task out into per-tenant jobs. The worker's
+// periodic schedules insert it; running it inserts the per-tenant jobs (unique by args, so a
+// tenant never has two pending jobs of the same kind).
+type ScheduleArgs struct {
+	// Task is one of the Task constants.
+	Task string `json:"task"`
+}
+
+// Kind returns KindSchedule.
+func (ScheduleArgs) Kind() string { return KindSchedule }

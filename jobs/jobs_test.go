@@ -27,9 +27,11 @@ func TestKindsAndJSONAreStable(t *testing.T) {
 		{jobs.DecayArgs{TenantID: "t", Limit: 5}, "zb_decay", `{"tenant_id":"t","limit":5}`},
 		{jobs.ReviewArgs{TenantID: "t"}, "zb_review", `{"tenant_id":"t"}`},
 		{jobs.SleepArgs{TenantID: "t", Trigger: "manual", Seed: 7}, "zb_sleep", `{"tenant_id":"t","trigger":"manual","seed":7}`},
+		{jobs.PropagateArgs{TenantID: "t", MemoryIDs: []int64{3}}, "zb_propagate", `{"tenant_id":"t","memory_ids":[3]}`},
+		{jobs.ScheduleArgs{Task: jobs.TaskDecay}, "zb_schedule", `{"task":"decay"}`},
 	}
 	for _, tt := range tests {
-		t.Run(tt.kind, func(t *testing.T) {
+		t.Run(tt.kind+"/"+tt.json, func(t *testing.T) {
 			t.Parallel()
 			require.Equal(t, tt.kind, tt.args.Kind())
 			b, err := json.Marshal(tt.args)
