@@ -115,6 +115,8 @@ type Querier interface {
 	TripleCopyInsert(ctx context.Context, arg TripleCopyInsertParams) error
 	// TxSetLockTimeout sets lock_timeout for the rest of the current transaction (e.g. '200ms').
 	TxSetLockTimeout(ctx context.Context, timeout string) error
+	// WorkerHeartbeatDelete removes a stopped worker's row.
+	WorkerHeartbeatDelete(ctx context.Context, workerID string) (int64, error)
 	// WorkerHeartbeatList returns the workers seen since a time.
 	WorkerHeartbeatList(ctx context.Context, since time.Time) ([]ZbWorkerHeartbeat, error)
 	// WorkerHeartbeatUpsert records that a worker is alive.

@@ -10,6 +10,19 @@ import (
 	"time"
 )
 
+const workerHeartbeatDelete = `-- name: WorkerHeartbeatDelete :execrows
+DELETE FROM zb.worker_heartbeat WHERE worker_id = $1::text
+`
+
+// WorkerHeartbeatDelete removes a stopped worker's row.
+func (q *Queries) WorkerHeartbeatDelete(ctx context.Context, workerID string) (int64, error) {
+	result, err := q.db.Exec(ctx, workerHeartbeatDelete, workerID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const workerHeartbeatList = `-- name: WorkerHeartbeatList :many
 SELECT worker_id, hostname, pid, queues, version, started_at, heartbeat_at FROM zb.worker_heartbeat WHERE heartbeat_at >= $1::timestamptz ORDER BY worker_id
 `

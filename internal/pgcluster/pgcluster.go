@@ -644,3 +644,20 @@ func tailFile(path string, n int) (string, error) {
 	}
 	return strings.Join(lines, "\n"), nil
 }
+
+// RunningURL returns the connection URL of the cluster in cfg.Dir when it is initialized and
+// running, else an error that says how to start it (or to set ZB_DATABASE_URL instead).
+func RunningURL(ctx context.Context, cfg *Config) (string, error) {
+	home, _ := filepath.Abs(cfg.Dir)
+	cl, err := New(cfg)
+	if err != nil {
+		return "", fmt.Errorf("ZB_DATABASE_URL is not set and the dev cluster is unavailable: %w", err)
+	}
+	if !cl.Initialized() {
+		return "", fmt.Errorf("no database: set ZB_DATABASE_URL, or run 'zbctl dev up' to create the dev cluster in %s", home)
+	}
+	if !cl.Running(ctx) {
+		return "", fmt.Errorf("the dev cluster in %s is not running: run 'zbctl dev up' (or set ZB_DATABASE_URL)", home)
+	}
+	return cl.URL()
+}

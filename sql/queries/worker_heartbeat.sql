@@ -7,3 +7,7 @@ ON CONFLICT (worker_id) DO UPDATE SET heartbeat_at = EXCLUDED.heartbeat_at, queu
 -- name: WorkerHeartbeatList :many
 -- WorkerHeartbeatList returns the workers seen since a time.
 SELECT * FROM zb.worker_heartbeat WHERE heartbeat_at >= @since::timestamptz ORDER BY worker_id;
+
+-- name: WorkerHeartbeatDelete :execrows
+-- WorkerHeartbeatDelete removes a stopped worker's row.
+DELETE FROM zb.worker_heartbeat WHERE worker_id = @worker_id::text;

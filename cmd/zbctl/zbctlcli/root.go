@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"syscall"
 
@@ -130,13 +129,17 @@ func (a *app) printJSON(v any) error {
 	return enc.Encode(v)
 }
 
-func (a *app) cluster() (*pgcluster.Cluster, error) {
-	return pgcluster.New(&pgcluster.Config{
+func (a *app) clusterConfig() *pgcluster.Config {
+	return &pgcluster.Config{
 		Dir:       a.env.Home,
 		Port:      a.env.DevPort,
 		BinDir:    a.env.PgBinDir,
 		RunAsUser: a.env.PgUser,
-	})
+	}
+}
+
+func (a *app) cluster() (*pgcluster.Cluster, error) {
+	return pgcluster.New(a.clusterConfig())
 }
 
 // databaseURL returns ZB_DATABASE_URL, else the URL of the running dev cluster.
@@ -144,18 +147,7 @@ func (a *app) databaseURL(ctx context.Context) (string, error) {
 	if a.env.DatabaseURL != "" {
 		return a.env.DatabaseURL, nil
 	}
-	home, _ := filepath.Abs(a.env.Home)
-	cl, err := a.cluster()
-	if err != nil {
-		return "", fmt.Errorf("ZB_DATABASE_URL is not set and the dev cluster is unavailable: %w", err)
-	}
-	if !cl.Initialized() {
-		return "", fmt.Errorf("no database: set ZB_DATABASE_URL, or run 'zbctl dev up' to create the dev cluster in %s", home)
-	}
-	if !cl.Running(ctx) {
-		return "", fmt.Errorf("the dev cluster in %s is not running: run 'zbctl dev up' (or set ZB_DATABASE_URL)", home)
-	}
-	return cl.URL()
+	return pgcluster.RunningURL(ctx, a.clusterConfig())
 }
 
 func (a *app) pool(ctx context.Context) (*pgxpool.Pool, error) {
