@@ -27,6 +27,11 @@ type env struct {
 	DevPort     int    // ZB_DEV_PORT, default pgcluster.PortDefault
 	PgBinDir    string // ZB_PG_BINDIR
 	PgUser      string // ZB_PG_USER
+	Tenant      string // ZB_TENANT
+	Embedder    string // ZB_EMBEDDER, default hash
+	EmbedModel  string // ZB_EMBED_MODEL
+	EmbedURL    string // ZB_EMBED_URL
+	EmbedAPIKey string // ZB_EMBED_API_KEY
 }
 
 func readEnv(getenv func(string) string) (env, error) {
@@ -35,6 +40,11 @@ func readEnv(getenv func(string) string) (env, error) {
 		Home:        getenv("ZB_HOME"),
 		PgBinDir:    getenv("ZB_PG_BINDIR"),
 		PgUser:      getenv("ZB_PG_USER"),
+		Tenant:      getenv("ZB_TENANT"),
+		Embedder:    getenv("ZB_EMBEDDER"),
+		EmbedModel:  getenv("ZB_EMBED_MODEL"),
+		EmbedURL:    getenv("ZB_EMBED_URL"),
+		EmbedAPIKey: getenv("ZB_EMBED_API_KEY"),
 	}
 	if e.Home == "" {
 		e.Home = ".zb"
@@ -113,12 +123,15 @@ Environment:
   ZB_HOME          directory of the embedded dev cluster (default ./.zb)
   ZB_DEV_PORT      loopback TCP port of a new dev cluster (default 54329)
   ZB_PG_BINDIR     directory of the PostgreSQL server binaries (default: newest >= 15 found)
-  ZB_PG_USER       user the dev server runs as when zbctl runs as root (default postgres)`,
+  ZB_PG_USER       user the dev server runs as when zbctl runs as root (default postgres)
+  ZB_TENANT        tenant of store/recall/stats (default "default")
+  ZB_EMBEDDER      embedder: hash (default, offline), ollama or openai
+  ZB_EMBED_MODEL, ZB_EMBED_URL, ZB_EMBED_API_KEY  settings of the ollama/openai embedders`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().BoolVar(&a.json, "json", false, "print machine-readable JSON")
-	root.AddCommand(a.devCmd(), a.migrateCmd())
+	root.AddCommand(a.devCmd(), a.migrateCmd(), a.storeCmd(), a.recallCmd(), a.statsCmd())
 	return root
 }
 

@@ -222,3 +222,55 @@ func numMigrations(t *testing.T) int {
 	require.NoError(t, err)
 	return len(migs)
 }
+
+func TestStoreRecallStats(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"ZB_DATABASE_URL": zbtest.DB(t, &zbtest.Opts{EmbeddingDim: 128}), "ZB_TENANT": "cli"}
+	r := run(t, env, "store", "Alice's favourite colour is green")
+	require.Zero(t, r.code, r.stderr)
+	require.Contains(t, r.stdout, "in semantic (fact")
+	r = run(t, env, "store", "--layer", "core", "--label", "name", "My name is Sam")
+	require.Zero(t, r.code, r.stderr)
+	require.Contains(t, r.stdout, "in core")
+	r = run(t, env, "--json", "store", "How to deploy: step 1 build the image, step 2 push it")
+	require.Zero(t, r.code, r.stderr)
+	var stored map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &stored))
+	require.Equal(t, "procedural", stored["Layer"])
+
+	r = run(t, env, "recall", "--explain", "what is Alice's favourite colour?")
+	require.Zero(t, r.code, r.stderr)
+	lines := strings.Split(r.stdout, "\n")
+	require.Contains(t, lines[1], "Alice's favourite colour is green", "the fact ranks first:\n%s", r.stdout)
+	require.Contains(t, r.stdout, "query class factual")
+	require.Contains(t, r.stdout, "retention")
+
+	r = run(t, env, "--json", "recall", "-k", "1", "deploy image")
+	require.Zero(t, r.code, r.stderr)
+	var rec struct {
+		Results []struct {
+			Content string `json:"content"`
+			Layer   string `json:"layer"`
+		} `json:"results"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &rec))
+	require.Len(t, rec.Results, 1)
+	require.Equal(t, "procedural", rec.Results[0].Layer)
+
+	r = run(t, env, "stats")
+	require.Zero(t, r.code, r.stderr)
+	require.Contains(t, r.stdout, "total               3")
+
+	// Bad input is refused with a clear message and writes nothing.
+	r = run(t, env, "recall", "-k", "0", "x")
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, "k")
+	r = run(t, env, "store", "--layer", "limbic", "x")
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, "limbic")
+	r = run(t, env, "store", "--occurred-at", "yesterday", "x")
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, "RFC 3339")
+	r = run(t, env, "stats")
+	require.Contains(t, r.stdout, "total               3")
+}
