@@ -274,3 +274,20 @@ func TestStoreRecallStats(t *testing.T) {
 	r = run(t, env, "stats")
 	require.Contains(t, r.stdout, "total               3")
 }
+
+func TestDemoLoadIsIdempotent(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"ZB_DATABASE_URL": zbtest.DB(t, &zbtest.Opts{EmbeddingDim: 96})}
+	r := run(t, env, "demo", "load")
+	require.Zero(t, r.code, r.stderr)
+	require.Contains(t, r.stdout, "16 memories stored, 0 already there")
+	r = run(t, env, "demo", "load")
+	require.Zero(t, r.code, r.stderr)
+	require.Contains(t, r.stdout, "0 memories stored, 16 already there")
+	r = run(t, env, "stats", "--tenant", "demo")
+	require.Zero(t, r.code, r.stderr)
+	require.Contains(t, r.stdout, "total               16")
+	r = run(t, env, "recall", "--tenant", "demo", "-k", "1", "how do I deploy Zeus?")
+	require.Zero(t, r.code, r.stderr)
+	require.Contains(t, r.stdout, "How to deploy Zeus")
+}
