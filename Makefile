@@ -6,6 +6,7 @@ SHELL := /bin/bash
 BIN        := $(CURDIR)/bin
 SQLC       := $(BIN)/sqlc
 ZBCTL      := $(BIN)/zbctl
+ZBWORKER   := $(BIN)/zbworker
 GOLANGCI   := $(BIN)/golangci-lint
 GOLANGCI_VERSION := v2.15.0
 FUZZTIME   ?= 5s
@@ -25,15 +26,14 @@ deps: ## Install PostgreSQL >= 15, pgvector >= 0.8 and the Go tools (idempotent)
 	@./scripts/deps.sh
 
 .PHONY: build
-build: ## Build zbctl into bin/
+build: ## Build zbctl and zbworker into bin/
 	@mkdir -p $(BIN)
 	go build -o $(ZBCTL) ./cmd/zbctl
+	go build -o $(ZBWORKER) ./cmd/zbworker
 
 .PHONY: run
-run: deps build ## Set up and run zenbrain on the embedded local database (.zb/)
-	$(ZBCTL) dev up
-	$(ZBCTL) migrate status
-	$(ZBCTL) dev status
+run: deps build ## Run zenbrain on the embedded database (.zb/): migrations, demo memories, zbworker with metrics and River UI
+	./scripts/run.sh
 
 .PHONY: db/up
 db/up: build ## Start the embedded dev database and apply migrations
@@ -98,4 +98,4 @@ bench: ## Go benchmarks
 
 .PHONY: clean
 clean: ## Remove build outputs (not the dev database)
-	rm -f $(ZBCTL)
+	rm -f $(ZBCTL) $(ZBWORKER)

@@ -620,6 +620,7 @@ type ZbReviewState struct {
 	ScheduledDays    int32            `json:"scheduled_days"`
 	LastReview       *time.Time       `json:"last_review"`
 	ContextEmbedding *pgvector.Vector `json:"context_embedding"`
+	AccessesAtReview int32            `json:"accesses_at_review"`
 }
 
 type ZbSession struct {

@@ -30,8 +30,172 @@ type Querier interface {
 	EdgeListCoOccursLocked(ctx context.Context, arg EdgeListCoOccursLockedParams) ([]EdgeListCoOccursLockedRow, error)
 	// EdgeUpdateCoOccurs writes the new Two-Factor state of co_occurs edges the caller has locked.
 	EdgeUpdateCoOccurs(ctx context.Context, arg EdgeUpdateCoOccursParams) error
+	// JobCountsByQueueState returns River's jobs by queue and state.
+	JobCountsByQueueState(ctx context.Context) ([]JobCountsByQueueStateRow, error)
 	// LabilityWindowOpen opens (or extends) the reconsolidation lability window of memories.
 	LabilityWindowOpen(ctx context.Context, arg LabilityWindowOpenParams) error
+	// LcArchive archives active memories (they leave default recall; provenance and deep recall
+	// still reach them) and drops their review state.
+	LcArchive(ctx context.Context, arg LcArchiveParams) (int64, error)
+	// LcBeliefsLock locks the memories' confidence state.
+	LcBeliefsLock(ctx context.Context, arg LcBeliefsLockParams) ([]LcBeliefsLockRow, error)
+	// LcCarried returns which of ids are sources of another active consolidated memory (an
+	// AI-generated or schema memory whose source_ids contain them; memory_source_ids_idx).
+	LcCarried(ctx context.Context, arg LcCarriedParams) ([]int64, error)
+	// LcCountActive counts a tenant's active memories (the storage figure of sleep_run).
+	LcCountActive(ctx context.Context, tenantID string) (int32, error)
+	// LcCountGraph counts a tenant's entity edges plus its associated memory links (the edge figure
+	// of sleep_run).
+	LcCountGraph(ctx context.Context, tenantID string) (int32, error)
+	// LcDebateFor counts the debates about a memory.
+	LcDebateFor(ctx context.Context, arg LcDebateForParams) (int64, error)
+	// LcDebateInsert stores a debate outcome.
+	LcDebateInsert(ctx context.Context, arg LcDebateInsertParams) (int64, error)
+	// LcDecayCandidates locks up to k active memories of a tenant whose predicted fade time has
+	// passed, in fade order, through the partial (tenant_id, fade_at) index memory_fade_idx; rows
+	// another transaction holds are skipped.
+	LcDecayCandidates(ctx context.Context, arg LcDecayCandidatesParams) ([]LcDecayCandidatesRow, error)
+	// LcDeepCopyUpsert promotes a memory to a deep copy (the first promotion time is kept, the
+	// strength only grows).
+	LcDeepCopyUpsert(ctx context.Context, arg LcDeepCopyUpsertParams) (int64, error)
+	// LcDeriveLock locks the underived memories among ids that no other transaction holds.
+	LcDeriveLock(ctx context.Context, arg LcDeriveLockParams) ([]ZbMemory, error)
+	// LcDeriveRead reads, without locks, the underived memories among ids that Derive will embed
+	// outside its transaction.
+	LcDeriveRead(ctx context.Context, arg LcDeriveReadParams) ([]LcDeriveReadRow, error)
+	// LcDeriveWrite writes what derivation computed for one memory and marks it derived.
+	LcDeriveWrite(ctx context.Context, arg LcDeriveWriteParams) error
+	// LcEdgeDelete prunes edges.
+	LcEdgeDelete(ctx context.Context, arg LcEdgeDeleteParams) (int64, error)
+	// LcEdgeSetWeights writes edges' weights as of `at` (materialized decay or a sleep delta).
+	LcEdgeSetWeights(ctx context.Context, arg LcEdgeSetWeightsParams) error
+	// LcEdgeUpsert writes the Two-Factor state of edges: inserted when new, replaced when present.
+	LcEdgeUpsert(ctx context.Context, arg LcEdgeUpsertParams) error
+	// LcEdgesAmongLock locks the edges (any relation) whose both ends are among the entities.
+	LcEdgesAmongLock(ctx context.Context, arg LcEdgesAmongLockParams) ([]LcEdgesAmongLockRow, error)
+	// LcEdgesTouchingLock locks the edges with an end among the entities, skipping locked ones.
+	LcEdgesTouchingLock(ctx context.Context, arg LcEdgesTouchingLockParams) ([]LcEdgesTouchingLockRow, error)
+	// LcEntityFind returns the entity of a context with a normalized name (any type; the most
+	// mentioned first).
+	LcEntityFind(ctx context.Context, arg LcEntityFindParams) (LcEntityFindRow, error)
+	// LcEntityGraph returns up to k of a tenant's entity edges, strongest first (spectral health).
+	LcEntityGraph(ctx context.Context, arg LcEntityGraphParams) ([]LcEntityGraphRow, error)
+	// LcEntityUpsert creates an entity, or returns the existing one with the same key.
+	LcEntityUpsert(ctx context.Context, arg LcEntityUpsertParams) (int64, error)
+	// LcEvidenceInsert appends one confidence evidence row.
+	LcEvidenceInsert(ctx context.Context, arg LcEvidenceInsertParams) error
+	// LcFactsSameSubject returns the active semantic and episodic memories about a subject and
+	// attribute, other than id.
+	LcFactsSameSubject(ctx context.Context, arg LcFactsSameSubjectParams) ([]LcFactsSameSubjectRow, error)
+	// LcFactsSimilar returns the k active semantic memories nearest to an embedding (HNSW), other than id.
+	LcFactsSimilar(ctx context.Context, arg LcFactsSimilarParams) ([]LcFactsSimilarRow, error)
+	// LcLabileNear returns the memories of a context whose lability window is open at `at`, other
+	// than id, nearest to an embedding first.
+	LcLabileNear(ctx context.Context, arg LcLabileNearParams) ([]LcLabileNearRow, error)
+	// LcLastSleep returns the start of a tenant's last finished sleep run (no row: never slept).
+	LcLastSleep(ctx context.Context, tenantID string) (time.Time, error)
+	// LcLinkDelete removes one memory link.
+	LcLinkDelete(ctx context.Context, arg LcLinkDeleteParams) (int64, error)
+	// LcLinkInsert links two memories (once per relation).
+	LcLinkInsert(ctx context.Context, arg LcLinkInsertParams) (int64, error)
+	// LcLinkSetWeight writes one memory link's weight.
+	LcLinkSetWeight(ctx context.Context, arg LcLinkSetWeightParams) error
+	// LcLinksAmong returns the memory links (any relation) whose both ends are among ids.
+	LcLinksAmong(ctx context.Context, arg LcLinksAmongParams) ([]LcLinksAmongRow, error)
+	// LcLinksAmongLock locks the memory links of one relation whose both ends are among ids.
+	LcLinksAmongLock(ctx context.Context, arg LcLinksAmongLockParams) ([]LcLinksAmongLockRow, error)
+	// LcLiveFacts returns the live semantic facts about a subject and attribute other than id, locked.
+	LcLiveFacts(ctx context.Context, arg LcLiveFactsParams) ([]LcLiveFactsRow, error)
+	// LcMarkDerived marks memories derived without changing anything else (erased rows).
+	LcMarkDerived(ctx context.Context, arg LcMarkDerivedParams) error
+	// LcMemoryClearFade clears a memory's fade time (core memories never fade).
+	LcMemoryClearFade(ctx context.Context, arg LcMemoryClearFadeParams) error
+	// LcMemoryForgetting writes a memory's forgetting state (stability, last access, fade time).
+	LcMemoryForgetting(ctx context.Context, arg LcMemoryForgettingParams) error
+	// LcMemoryLockOne returns one memory, locked.
+	LcMemoryLockOne(ctx context.Context, arg LcMemoryLockOneParams) (ZbMemory, error)
+	// LcMemoryRewrite writes a memory's reconsolidated or restored state.
+	LcMemoryRewrite(ctx context.Context, arg LcMemoryRewriteParams) error
+	// LcMentionCounts returns the number of entities each of the memories mentions.
+	LcMentionCounts(ctx context.Context, arg LcMentionCountsParams) ([]LcMentionCountsRow, error)
+	// LcMentionInsert records that a memory mentions an entity (once) and counts the mention.
+	LcMentionInsert(ctx context.Context, arg LcMentionInsertParams) (int64, error)
+	// LcMentionsOf returns the entities mentioned by the given memories.
+	LcMentionsOf(ctx context.Context, arg LcMentionsOfParams) ([]LcMentionsOfRow, error)
+	// LcNeighbourhood returns the memories within max_depth memory_link hops (either direction) of
+	// ids, nearest first, at most k.
+	LcNeighbourhood(ctx context.Context, arg LcNeighbourhoodParams) ([]LcNeighbourhoodRow, error)
+	// LcNeuroGet returns a tenant's neuromodulator state (no row: never changed).
+	LcNeuroGet(ctx context.Context, tenantID string) ([]ZbNeuromodulatorState, error)
+	// LcRecallCounts counts, per memory, the recalls that returned it in (since, now].
+	LcRecallCounts(ctx context.Context, arg LcRecallCountsParams) ([]LcRecallCountsRow, error)
+	// LcRecentContext returns the mean embedding of the memories returned by a tenant's last k
+	// recalls (its recent recall context), or NULL when there is none.
+	LcRecentContext(ctx context.Context, arg LcRecentContextParams) ([]float32, error)
+	// LcReconEventGet returns one reconsolidation event, locked.
+	LcReconEventGet(ctx context.Context, arg LcReconEventGetParams) (ZbReconsolidationEvent, error)
+	// LcReconEventInsert records a reconsolidation event with its snapshot.
+	LcReconEventInsert(ctx context.Context, arg LcReconEventInsertParams) (int64, error)
+	// LcReconEventRolledBack marks a reconsolidation event rolled back.
+	LcReconEventRolledBack(ctx context.Context, arg LcReconEventRolledBackParams) error
+	// LcReconEventsByTrigger counts the reconsolidation events a memory triggered.
+	LcReconEventsByTrigger(ctx context.Context, arg LcReconEventsByTriggerParams) (int64, error)
+	// LcReviewDue locks up to k review states of a tenant due at now (review_state_due_idx) with
+	// their active memories; rows another transaction holds are skipped.
+	LcReviewDue(ctx context.Context, arg LcReviewDueParams) ([]LcReviewDueRow, error)
+	// LcReviewLogInsert appends one review to the log.
+	LcReviewLogInsert(ctx context.Context, arg LcReviewLogInsertParams) error
+	// LcReviewStateEnsure creates the FSRS review state of a memory (a new card due at due) when it
+	// has none.
+	LcReviewStateEnsure(ctx context.Context, arg LcReviewStateEnsureParams) (int64, error)
+	// LcReviewWrite writes a memory's FSRS card after a review.
+	LcReviewWrite(ctx context.Context, arg LcReviewWriteParams) error
+	// LcSchemaCandidates locks up to k active, embedded episodic memories of a tenant that are not
+	// schemas, oldest first, for dual-process consolidation.
+	LcSchemaCandidates(ctx context.Context, arg LcSchemaCandidatesParams) ([]LcSchemaCandidatesRow, error)
+	// LcSessionLock returns one session, locked.
+	LcSessionLock(ctx context.Context, arg LcSessionLockParams) (ZbSession, error)
+	// LcSessionTurns locks a session's active short-term memories in time order.
+	LcSessionTurns(ctx context.Context, arg LcSessionTurnsParams) ([]LcSessionTurnsRow, error)
+	// LcSetBelief writes a memory's Beta(alpha, beta) confidence and its point estimate.
+	LcSetBelief(ctx context.Context, arg LcSetBeliefParams) error
+	// LcSetConfidence writes memories' propagated confidence.
+	LcSetConfidence(ctx context.Context, arg LcSetConfidenceParams) error
+	// LcSetFadeAt moves the predicted fade time of memories.
+	LcSetFadeAt(ctx context.Context, arg LcSetFadeAtParams) error
+	// LcSetKindMeta changes memories' kind and merges a JSON object into their metadata.
+	LcSetKindMeta(ctx context.Context, arg LcSetKindMetaParams) error
+	// LcSetStability writes memories' stability and predicted fade time.
+	LcSetStability(ctx context.Context, arg LcSetStabilityParams) error
+	// LcSetStatus moves active memories to another status (consolidated).
+	LcSetStatus(ctx context.Context, arg LcSetStatusParams) (int64, error)
+	// LcSetValues writes memories' TD value estimates.
+	LcSetValues(ctx context.Context, arg LcSetValuesParams) error
+	// LcSleepEpisodes locks up to k active, decaying memories of a tenant with activity (store or
+	// used recall) in (since, now], newest first (memory_activity_idx).
+	LcSleepEpisodes(ctx context.Context, arg LcSleepEpisodesParams) ([]LcSleepEpisodesRow, error)
+	// LcSleepLock takes the transaction-level advisory lock of a tenant's sleep, so two sleeps never
+	// overlap (the second waits for the first to commit).
+	LcSleepLock(ctx context.Context, tenantID string) error
+	// LcSleepRunInsert records a finished sleep run.
+	LcSleepRunInsert(ctx context.Context, arg LcSleepRunInsertParams) (int64, error)
+	// LcStabilityLockUpsert writes a memory's stability lock.
+	LcStabilityLockUpsert(ctx context.Context, arg LcStabilityLockUpsertParams) error
+	// LcSupersede ends the validity of a live fact and points it at the fact that replaces it.
+	LcSupersede(ctx context.Context, arg LcSupersedeParams) (int64, error)
+	// LcTenantLock takes the transaction-level advisory lock that serializes a tenant's lifecycle
+	// writes (derive, propagate, decay, review, consolidate, sleep, rollback).
+	LcTenantLock(ctx context.Context, tenantID string) error
+	// LcTenants returns every tenant id in order.
+	LcTenants(ctx context.Context) ([]string, error)
+	// LcTripleCopyEnsure writes the fast and medium copies of a memory when it has none.
+	LcTripleCopyEnsure(ctx context.Context, arg LcTripleCopyEnsureParams) (int64, error)
+	// LcUnderivedIDs returns up to k ids of a tenant's memories that were never derived, oldest first
+	// (memory_underived_idx).
+	LcUnderivedIDs(ctx context.Context, arg LcUnderivedIDsParams) ([]int64, error)
+	// LcUnderivedTenants returns up to k tenants having memories never derived, by a loose index
+	// scan of memory_underived_idx (one probe per tenant, not a scan of the rows).
+	LcUnderivedTenants(ctx context.Context, k int32) ([]string, error)
 	// LexicalStatCompact folds a tenant's BM25 statistic deltas into one row.
 	LexicalStatCompact(ctx context.Context, tenantID string) (int64, error)
 	// LexicalStatGet returns a tenant's BM25 corpus statistics: active documents and total terms.
@@ -40,6 +204,8 @@ type Querier interface {
 	MemoryCoreGetByLabel(ctx context.Context, arg MemoryCoreGetByLabelParams) (MemoryCoreGetByLabelRow, error)
 	// MemoryCoreUpdate replaces the value of a core memory (an upsert by label).
 	MemoryCoreUpdate(ctx context.Context, arg MemoryCoreUpdateParams) (int64, error)
+	// MemoryCountAllByLayerStatus counts memories of all tenants by layer and status.
+	MemoryCountAllByLayerStatus(ctx context.Context) ([]MemoryCountAllByLayerStatusRow, error)
 	// MemoryCountByLayerStatus counts a tenant's memories per layer and status.
 	MemoryCountByLayerStatus(ctx context.Context, tenantID string) ([]MemoryCountByLayerStatusRow, error)
 	// MemoryGetByID returns one memory of a tenant.

@@ -1,0 +1,143 @@
+-- name: LcSleepLock :exec
+-- LcSleepLock takes the transaction-level advisory lock of a tenant's sleep, so two sleeps never
+-- overlap (the second waits for the first to commit).
+SELECT pg_advisory_xact_lock(hashtext('zb.sleep'), hashtext(@tenant_id::text));
+
+-- name: LcLastSleep :one
+-- LcLastSleep returns the start of a tenant's last finished sleep run (no row: never slept).
+SELECT started_at FROM zb.sleep_run
+WHERE tenant_id = @tenant_id::text AND finished_at IS NOT NULL
+ORDER BY started_at DESC, id DESC
+LIMIT 1;
+
+-- name: LcSleepEpisodes :many
+-- LcSleepEpisodes locks up to k active, decaying memories of a tenant with activity (store or
+-- used recall) in (since, now], newest first (memory_activity_idx).
+SELECT id, context, layer, kind, content, session_id, occurred_at, created_at, stability, last_accessed_at,
+       valence, arousal, significance, value_estimate, access_count, confidence, fade_at
+FROM zb.memory
+WHERE tenant_id = @tenant_id::text AND status = 'active' AND last_accessed_at > @since::timestamptz
+  AND last_accessed_at <= @now::timestamptz AND layer NOT IN ('core', 'working') AND stability IS NOT NULL
+ORDER BY last_accessed_at DESC, id
+LIMIT @k::int
+FOR UPDATE SKIP LOCKED;
+
+-- name: LcRecallCounts :many
+-- LcRecallCounts counts, per memory, the recalls that returned it in (since, now].
+SELECT u.id::bigint AS memory_id, count(*)::int AS n
+FROM zb.recall_event r, unnest(r.result_ids) AS u(id)
+WHERE r.tenant_id = @tenant_id::text AND r.created_at > @since::timestamptz AND r.created_at <= @now::timestamptz
+  AND u.id = ANY (@memory_ids::bigint[])
+GROUP BY u.id;
+
+-- name: LcLinksAmongLock :many
+-- LcLinksAmongLock locks the memory links of one relation whose both ends are among ids.
+SELECT source_id, target_id, relation, weight, origin, created_at FROM zb.memory_link
+WHERE tenant_id = @tenant_id::text AND relation = (@relation::text)::zb.edge_relation
+  AND source_id = ANY (@ids::bigint[]) AND target_id = ANY (@ids::bigint[])
+ORDER BY source_id, target_id
+FOR UPDATE;
+
+-- name: LcLinkSetWeight :exec
+-- LcLinkSetWeight writes one memory link's weight.
+UPDATE zb.memory_link SET weight = @weight::double precision
+WHERE tenant_id = @tenant_id::text AND source_id = @source_id::bigint AND target_id = @target_id::bigint
+  AND relation = (@relation::text)::zb.edge_relation;
+
+-- name: LcSetValues :exec
+-- LcSetValues writes memories' TD value estimates.
+UPDATE zb.memory m SET value_estimate = u.v
+FROM (SELECT unnest(@ids::bigint[]) AS id, unnest(@values::double precision[]) AS v) u
+WHERE m.tenant_id = @tenant_id::text AND m.id = u.id;
+
+-- name: LcSetStability :exec
+-- LcSetStability writes memories' stability and predicted fade time.
+UPDATE zb.memory m SET stability = u.s, fade_at = u.f
+FROM (SELECT unnest(@ids::bigint[]) AS id, unnest(@stabilities::double precision[]) AS s,
+             unnest(@fade_ats::timestamptz[]) AS f) u
+WHERE m.tenant_id = @tenant_id::text AND m.id = u.id;
+
+-- name: LcDeepCopyUpsert :execrows
+-- LcDeepCopyUpsert promotes a memory to a deep copy (the first promotion time is kept, the
+-- strength only grows).
+INSERT INTO zb.triple_copy (tenant_id, memory_id, copy, initial_strength, tau_seconds, created_at)
+VALUES (@tenant_id::text, @memory_id::bigint, 'deep', @strength::double precision, @tau_seconds::double precision, @now::timestamptz)
+ON CONFLICT (tenant_id, memory_id, copy) DO UPDATE
+SET initial_strength = greatest(zb.triple_copy.initial_strength, EXCLUDED.initial_strength);
+
+-- name: LcCountActive :one
+-- LcCountActive counts a tenant's active memories (the storage figure of sleep_run).
+SELECT count(*)::int FROM zb.memory WHERE tenant_id = @tenant_id::text AND status = 'active';
+
+-- name: LcCountGraph :one
+-- LcCountGraph counts a tenant's entity edges plus its associated memory links (the edge figure
+-- of sleep_run).
+SELECT ((SELECT count(*) FROM zb.edge e WHERE e.tenant_id = @tenant_id::text)
+      + (SELECT count(*) FROM zb.memory_link l WHERE l.tenant_id = @tenant_id::text AND l.relation = 'associated'))::int AS n;
+
+-- name: LcEntityGraph :many
+-- LcEntityGraph returns up to k of a tenant's entity edges, strongest first (spectral health).
+SELECT source_id, target_id, weight, variance, activation_count, last_activated_at FROM zb.edge
+WHERE tenant_id = @tenant_id::text
+ORDER BY weight DESC, id
+LIMIT @k::int;
+
+-- name: LcSchemaCandidates :many
+-- LcSchemaCandidates locks up to k active, embedded episodic memories of a tenant that are not
+-- schemas, oldest first, for dual-process consolidation.
+SELECT id, content, occurred_at, created_at, embedding::real[] AS embedding, embedding_model, source_ids, context
+FROM zb.memory
+WHERE tenant_id = @tenant_id::text AND status = 'active' AND layer = 'episodic' AND kind <> 'schema'
+  AND embedding IS NOT NULL AND last_accessed_at > @since::timestamptz
+ORDER BY coalesce(occurred_at, created_at), id
+LIMIT @k::int
+FOR UPDATE SKIP LOCKED;
+
+-- name: LcSleepRunInsert :one
+-- LcSleepRunInsert records a finished sleep run.
+INSERT INTO zb.sleep_run (tenant_id, trigger, seed, started_at, finished_at, episodes_considered, counterfactuals,
+    selected, ltp_count, ltd_count, new_associations, pruned_edges, archived, promotions, schemas_created,
+    mean_stability_before, mean_stability_after, storage_before, storage_after, edges_before, edges_after,
+    fiedler_before, fiedler_after, details)
+VALUES (@tenant_id::text, @trigger::text, @seed::bigint, @now::timestamptz, @now::timestamptz, @episodes::int,
+    @counterfactuals::int, @selected::int, @ltp::int, @ltd::int, @new_associations::int, @pruned::int,
+    @archived::int, @promotions::int, @schemas::int, sqlc.narg('mean_stability_before')::double precision,
+    sqlc.narg('mean_stability_after')::double precision, @storage_before::int, @storage_after::int,
+    @edges_before::int, @edges_after::int, sqlc.narg('fiedler_before')::double precision,
+    sqlc.narg('fiedler_after')::double precision, @details::jsonb)
+RETURNING id;
+
+-- name: LcNeighbourhood :many
+-- LcNeighbourhood returns the memories within max_depth memory_link hops (either direction) of
+-- ids, nearest first, at most k.
+WITH RECURSIVE hop(id, depth) AS (
+    SELECT u.id, 0 FROM unnest(@ids::bigint[]) AS u(id)
+    UNION
+    SELECT CASE WHEN l.source_id = h.id THEN l.target_id ELSE l.source_id END, h.depth + 1
+    FROM hop h
+    JOIN zb.memory_link l ON l.tenant_id = @tenant_id::text AND (l.source_id = h.id OR l.target_id = h.id)
+    WHERE h.depth < @max_depth::int
+)
+SELECT hop.id::bigint AS id, min(hop.depth)::int AS depth FROM hop
+GROUP BY hop.id
+ORDER BY 2, 1
+LIMIT @k::int;
+
+-- name: LcBeliefsLock :many
+-- LcBeliefsLock locks the memories' confidence state.
+SELECT id, conf_alpha, conf_beta, confidence FROM zb.memory
+WHERE tenant_id = @tenant_id::text AND id = ANY (@ids::bigint[]) AND status <> 'erased'
+ORDER BY id
+FOR UPDATE;
+
+-- name: LcLinksAmong :many
+-- LcLinksAmong returns the memory links (any relation) whose both ends are among ids.
+SELECT source_id, target_id, relation::text AS relation, weight FROM zb.memory_link
+WHERE tenant_id = @tenant_id::text AND source_id = ANY (@ids::bigint[]) AND target_id = ANY (@ids::bigint[])
+ORDER BY source_id, target_id, relation;
+
+-- name: LcSetConfidence :exec
+-- LcSetConfidence writes memories' propagated confidence.
+UPDATE zb.memory m SET confidence = u.c
+FROM (SELECT unnest(@ids::bigint[]) AS id, unnest(@confidences::double precision[]) AS c) u
+WHERE m.tenant_id = @tenant_id::text AND m.id = u.id;

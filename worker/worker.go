@@ -1,0 +1,463 @@
+package worker
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/zenbrain/zb/coordinator"
+	"github.com/zenbrain/zb/db"
+	"github.com/zenbrain/zb/jobs"
+	"github.com/zenbrain/zb/migrate"
+)
+
+// Defaults of Config.
+const (
+	ConcurrencyDefault    = 4
+	DecayIntervalDefault  = 5 * time.Minute
+	ReviewIntervalDefault = time.Hour
+	SleepIntervalDefault  = 24 * time.Hour
+	SweepIntervalDefault  = 30 * time.Second
+	IdleIntervalDefault   = time.Minute
+	SessionIdleDefault    = 30 * time.Minute
+	HeartbeatDefault      = 10 * time.Second
+	JobTimeoutDefault     = 10 * time.Minute
+	BatchLimitDefault     = 500
+	NotifyChannel         = "zb_memory_inserted"
+)
+
+// Config configures a Worker.
+type Config struct {
+	// Pool is the connection pool shared by River and the coordinator. Required.
+	Pool *pgxpool.Pool
+
+	// Coordinator computes and writes each job's effects. Required.
+	Coordinator *coordinator.Coordinator
+
+	// Concurrency is the number of jobs worked at once per queue. Defaults to
+	// ConcurrencyDefault.
+	Concurrency int
+
+	// Queues are the queues this worker works. Defaults to derive and lifecycle.
+	Queues []string
+
+	// DecayInterval is how often decay runs for every tenant. Defaults to DecayIntervalDefault.
+	// -1 disables the schedule.
+	DecayInterval time.Duration
+
+	// ReviewInterval is how often due reviews run. Defaults to ReviewIntervalDefault. -1
+	// disables the schedule.
+	ReviewInterval time.Duration
+
+	// SleepInterval is how often every tenant sleeps. Defaults to SleepIntervalDefault
+	// (nightly). -1 disables the schedule.
+	SleepInterval time.Duration
+
+	// SweepInterval is how often the worker looks for memories inserted with plain SQL that
+	// no notification reached. Defaults to SweepIntervalDefault. -1 disables it.
+	SweepInterval time.Duration
+
+	// IdleInterval is how often idle sessions are looked for. Defaults to
+	// IdleIntervalDefault. -1 disables it.
+	IdleInterval time.Duration
+
+	// SessionIdle is the idle time after which a session is consolidated. Defaults to
+	// SessionIdleDefault.
+	SessionIdle time.Duration
+
+	// Heartbeat is the interval of the zb.worker_heartbeat row. Defaults to HeartbeatDefault.
+	Heartbeat time.Duration
+
+	// JobTimeout bounds one job. Defaults to JobTimeoutDefault.
+	JobTimeout time.Duration
+
+	// BatchLimit bounds the memories one decay or review job handles. Defaults to
+	// BatchLimitDefault.
+	BatchLimit int
+
+	// ID identifies this worker (heartbeat row, River client id). Defaults to
+	// "<hostname>-<pid>".
+	ID string
+
+	// Version is reported in the heartbeat row.
+	Version string
+
+	// Logger receives structured logs. Defaults to slog.Default().
+	Logger *slog.Logger
+
+	// Metrics receives job metrics. Nil disables metrics.
+	Metrics *Metrics
+}
+
+func (c *Config) withDefaults() Config {
+	o := *c
+	o.Concurrency = cmp.Or(o.Concurrency, ConcurrencyDefault)
+	if len(o.Queues) == 0 {
+		o.Queues = []string{jobs.QueueDerive, jobs.QueueLifecycle}
+	}
+	o.DecayInterval = cmp.Or(o.DecayInterval, DecayIntervalDefault)
+	o.ReviewInterval = cmp.Or(o.ReviewInterval, ReviewIntervalDefault)
+	o.SleepInterval = cmp.Or(o.SleepInterval, SleepIntervalDefault)
+	o.SweepInterval = cmp.Or(o.SweepInterval, SweepIntervalDefault)
+	o.IdleInterval = cmp.Or(o.IdleInterval, IdleIntervalDefault)
+	o.SessionIdle = cmp.Or(o.SessionIdle, SessionIdleDefault)
+	o.Heartbeat = cmp.Or(o.Heartbeat, HeartbeatDefault)
+	o.JobTimeout = cmp.Or(o.JobTimeout, JobTimeoutDefault)
+	o.BatchLimit = cmp.Or(o.BatchLimit, BatchLimitDefault)
+	if o.ID == "" {
+		host, _ := os.Hostname()
+		o.ID = fmt.Sprintf("%s-%d", cmp.Or(host, "zbworker"), os.Getpid())
+	}
+	o.Logger = cmp.Or(o.Logger, slog.Default())
+	return o
+}
+
+func (c *Config) validate() error {
+	if c.Pool == nil {
+		return errors.New("worker: Config.Pool is required")
+	}
+	if c.Coordinator == nil {
+		return errors.New("worker: Config.Coordinator is required")
+	}
+	if c.Concurrency < 1 || c.Concurrency > 1000 {
+		return fmt.Errorf("worker: Config.Concurrency must be in 1..1000, got %d", c.Concurrency)
+	}
+	for _, q := range c.Queues {
+		if q != jobs.QueueDerive && q != jobs.QueueLifecycle {
+			return fmt.Errorf("worker: Config.Queues names unknown queue %q (known: %s, %s)", q, jobs.QueueDerive, jobs.QueueLifecycle)
+		}
+	}
+	for name, d := range map[string]time.Duration{
+		"DecayInterval": c.DecayInterval, "ReviewInterval": c.ReviewInterval, "SleepInterval": c.SleepInterval,
+		"SweepInterval": c.SweepInterval, "IdleInterval": c.IdleInterval,
+	} {
+		if d != -1 && d < 100*time.Millisecond {
+			return fmt.Errorf("worker: Config.%s must be at least 100ms or -1 (disabled), got %s", name, d)
+		}
+	}
+	if c.BatchLimit < 1 {
+		return fmt.Errorf("worker: Config.BatchLimit must be positive, got %d", c.BatchLimit)
+	}
+	return nil
+}
+
+// Worker runs zenbrain's River jobs. Start it once; Stop is safe to call twice.
+type Worker struct {
+	cfg    Config
+	client *river.Client[pgx.Tx]
+	q      *db.Queries
+
+	mu       sync.Mutex
+	cancel   context.CancelFunc
+	done     chan struct{}
+	started  bool
+	stopped  bool
+	startErr error
+}
+
+// New builds a Worker and its River client.
+func New(cfg *Config) (*Worker, error) {
+	c := cfg.withDefaults()
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	w := &Worker{cfg: c, q: db.New(c.Pool)}
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &deriveWorker{w: w})
+	river.AddWorker(workers, &decayWorker{w: w})
+	river.AddWorker(workers, &reviewWorker{w: w})
+	river.AddWorker(workers, &sleepWorker{w: w})
+	river.AddWorker(workers, &consolidateWorker{w: w})
+	river.AddWorker(workers, &propagateWorker{w: w})
+	river.AddWorker(workers, &scheduleWorker{w: w})
+
+	queues := map[string]river.QueueConfig{}
+	for _, q := range c.Queues {
+		queues[q] = river.QueueConfig{MaxWorkers: c.Concurrency}
+	}
+	var periodic []*river.PeriodicJob
+	addPeriodic := func(interval time.Duration, task string, runOnStart bool) {
+		if interval == -1 {
+			return
+		}
+		periodic = append(periodic, river.NewPeriodicJob(river.PeriodicInterval(interval),
+			func() (river.JobArgs, *river.InsertOpts) {
+				return jobs.ScheduleArgs{Task: task}, &river.InsertOpts{Queue: jobs.QueueLifecycle, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+			}, &river.PeriodicJobOpts{ID: "zb_" + task, RunOnStart: runOnStart}))
+	}
+	addPeriodic(c.DecayInterval, jobs.TaskDecay, true)
+	addPeriodic(c.ReviewInterval, jobs.TaskReview, false)
+	addPeriodic(c.SleepInterval, jobs.TaskSleep, false)
+	addPeriodic(c.SweepInterval, jobs.TaskSweep, true)
+	addPeriodic(c.IdleInterval, jobs.TaskIdleSessions, false)
+
+	client, err := river.NewClient(riverpgxv5.New(c.Pool), &river.Config{
+		ID:           c.ID,
+		Schema:       migrate.RiverSchema,
+		Queues:       queues,
+		Workers:      workers,
+		PeriodicJobs: periodic,
+		JobTimeout:   c.JobTimeout,
+		Logger:       c.Logger,
+		MaxAttempts:  10,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("error creating River client: %w", err)
+	}
+	w.client = client
+	return w, nil
+}
+
+// Client returns the River client (for inserting jobs and for River UI).
+func (w *Worker) Client() *river.Client[pgx.Tx] { return w.client }
+
+// Start starts working jobs, listening for memories inserted with plain SQL, and writing the
+// heartbeat. It returns once the River client runs; the background work stops with Stop or
+// when ctx ends.
+func (w *Worker) Start(ctx context.Context) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.started {
+		return errors.New("worker: already started")
+	}
+	w.started = true
+	if err := w.client.Start(ctx); err != nil {
+		return fmt.Errorf("error starting River client: %w", err)
+	}
+	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	w.cancel = cancel
+	w.done = make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(3)
+	listening := make(chan struct{})
+	go func() { defer wg.Done(); w.listen(bg, listening) }()
+	go func() { defer wg.Done(); w.heartbeat(bg) }()
+	go func() { defer wg.Done(); w.observe(bg) }()
+	go func() { wg.Wait(); close(w.done) }()
+	// Inserts made after Start returns are noticed: wait until LISTEN is in place (the sweep
+	// covers a listener that cannot connect).
+	select {
+	case <-listening:
+	case <-ctx.Done():
+	case <-time.After(10 * time.Second):
+		w.cfg.Logger.Warn("notification listener not ready after 10s; relying on the sweep")
+	}
+	return nil
+}
+
+// Stop stops fetching jobs, waits for running jobs to finish (or ctx to end, which cancels
+// them) and stops the background loops. Calling it twice is safe.
+func (w *Worker) Stop(ctx context.Context) error {
+	w.mu.Lock()
+	if !w.started || w.stopped {
+		w.mu.Unlock()
+		return nil
+	}
+	w.stopped = true
+	w.mu.Unlock()
+	err := w.client.Stop(ctx)
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		err = w.client.StopAndCancel(context.WithoutCancel(ctx))
+	}
+	w.cancel()
+	<-w.done
+	if _, derr := w.q.WorkerHeartbeatDelete(context.WithoutCancel(ctx), w.cfg.ID); derr != nil && err == nil {
+		w.cfg.Logger.Warn("error removing heartbeat", "error", derr)
+	}
+	return err
+}
+
+// Drain works until no job is available or running in this worker's queues (scheduled jobs
+// due later do not count), checking every interval. It is the core of `zbworker --once`.
+func (w *Worker) Drain(ctx context.Context, interval time.Duration) error {
+	idle := 0
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+		res, err := w.client.JobList(ctx, river.NewJobListParams().
+			Queues(w.cfg.Queues...).
+			States(rivertype.JobStateAvailable, rivertype.JobStateRunning, rivertype.JobStatePending).
+			First(1))
+		if err != nil {
+			return fmt.Errorf("error listing jobs: %w", err)
+		}
+		due, err := w.dueRetries(ctx)
+		if err != nil {
+			return err
+		}
+		if len(res.Jobs) == 0 && !due {
+			idle++
+			if idle >= 3 {
+				return nil
+			}
+			continue
+		}
+		idle = 0
+	}
+}
+
+// dueRetries reports whether a scheduled or retryable job is due within a second.
+func (w *Worker) dueRetries(ctx context.Context) (bool, error) {
+	res, err := w.client.JobList(ctx, river.NewJobListParams().
+		Queues(w.cfg.Queues...).
+		States(rivertype.JobStateScheduled, rivertype.JobStateRetryable).
+		OrderBy(river.JobListOrderByScheduledAt, river.SortOrderAsc).
+		First(1))
+	if err != nil {
+		return false, fmt.Errorf("error listing scheduled jobs: %w", err)
+	}
+	return len(res.Jobs) > 0 && time.Until(res.Jobs[0].ScheduledAt) < time.Second, nil
+}
+
+// listen turns notifications of memories inserted with plain SQL into derive jobs. It
+// reconnects on error; the periodic sweep covers any gap.
+func (w *Worker) listen(ctx context.Context, listening chan struct{}) {
+	var once sync.Once
+	ready := func() { once.Do(func() { close(listening) }) }
+	for ctx.Err() == nil {
+		if err := w.listenOnce(ctx, ready); err != nil && ctx.Err() == nil {
+			w.cfg.Logger.Warn("notification listener failed; retrying", "error", err)
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+		}
+	}
+}
+
+func (w *Worker) listenOnce(ctx context.Context, ready func()) error {
+	conn, err := w.cfg.Pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "LISTEN "+NotifyChannel); err != nil {
+		return err
+	}
+	defer func() {
+		_, _ = conn.Exec(context.WithoutCancel(ctx), "UNLISTEN "+NotifyChannel)
+	}()
+	ready()
+	for {
+		n, err := conn.Conn().WaitForNotification(ctx)
+		if err != nil {
+			return err
+		}
+		// Coalesce a burst: collect the tenants notified within notifyWindow, then enqueue one
+		// derive job per tenant. Derive is idempotent, so a job queued while another runs for
+		// the same tenant only picks up what the first did not.
+		tenants := map[string]bool{n.Payload: true}
+		wctx, cancel := context.WithTimeout(ctx, notifyWindow)
+		for {
+			more, err := conn.Conn().WaitForNotification(wctx)
+			if err != nil {
+				break
+			}
+			tenants[more.Payload] = true
+		}
+		cancel()
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		var params []river.InsertManyParams
+		for t := range tenants {
+			if t != "" {
+				params = append(params, river.InsertManyParams{Args: jobs.DeriveArgs{TenantID: t, Pending: true}, InsertOpts: deriveOpts()})
+			}
+		}
+		w.cfg.Logger.Debug("memory insert notifications", "tenants", len(params))
+		if len(params) == 0 {
+			continue
+		}
+		if _, err := w.client.InsertMany(ctx, params); err != nil {
+			w.cfg.Logger.Warn("error enqueueing derivations", "error", err)
+		}
+	}
+}
+
+// notifyWindow is how long the listener collects notifications before enqueueing.
+const notifyWindow = 100 * time.Millisecond
+
+func (w *Worker) heartbeat(ctx context.Context) {
+	started := time.Now()
+	host, _ := os.Hostname()
+	beat := func() {
+		err := w.q.WorkerHeartbeatUpsert(ctx, db.WorkerHeartbeatUpsertParams{
+			WorkerID: w.cfg.ID, Hostname: host, Pid: int32(os.Getpid()), Queues: w.cfg.Queues,
+			Version: w.cfg.Version, StartedAt: started, Now: time.Now(),
+		})
+		if err != nil && ctx.Err() == nil {
+			w.cfg.Logger.Warn("error writing heartbeat", "error", err)
+		}
+	}
+	beat()
+	t := time.NewTicker(w.cfg.Heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			beat()
+		}
+	}
+}
+
+// observe feeds River's job events into the metrics.
+func (w *Worker) observe(ctx context.Context) {
+	if w.cfg.Metrics == nil {
+		return
+	}
+	events, cancel := w.client.Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed,
+		river.EventKindJobCancelled, river.EventKindJobSnoozed)
+	defer cancel()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-events:
+			if !ok {
+				return
+			}
+			w.cfg.Metrics.observe(ev)
+		}
+	}
+}
+
+// InsertSleep enqueues an on-demand sleep for a tenant (unique: one pending sleep per tenant).
+func (w *Worker) InsertSleep(ctx context.Context, tenant string) (*rivertype.JobInsertResult, error) {
+	return w.client.Insert(ctx, jobs.SleepArgs{TenantID: tenant, Trigger: "manual"}, lifecycleOpts())
+}
+
+// deriveOpts queues sweep derivations. They are not unique: a new insert while a derivation of
+// the same tenant runs must get a job of its own, and Derive skips what is already derived.
+func deriveOpts() *river.InsertOpts {
+	return &river.InsertOpts{Queue: jobs.QueueDerive}
+}
+
+// lifecycleOpts makes per-tenant lifecycle jobs unique while pending or running: one sleep (or
+// decay, review) per tenant at a time.
+func lifecycleOpts() *river.InsertOpts {
+	return &river.InsertOpts{Queue: jobs.QueueLifecycle, UniqueOpts: river.UniqueOpts{
+		ByArgs: true,
+		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+			rivertype.JobStateScheduled, rivertype.JobStateRetryable},
+	}}
+}
+
