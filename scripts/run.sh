@@ -19,8 +19,8 @@ zenbrain is running on the embedded database ($(bin/zbctl dev url)).
 Try, in another terminal:
   bin/zbctl recall --tenant demo "how do I deploy Zeus?"
       → first: How to deploy Zeus: step 1 run make release, step 2 push the image, ...
-  bin/zbctl recall --tenant demo --explain "what did we do on Saturday?"
-      → first: On Saturday we hiked from Sintra to Cabo da Roca with Alice and Bob; ...
+  bin/zbctl recall --tenant demo --explain "who came on the hike to Cabo da Roca?"
+      → first: On Saturday we hiked from Sintra to Cabo da Roca with Alice and Bob; ... and the signals behind its score
   bin/zbctl stats --tenant demo
       → 16 memories: core, semantic, episodic and procedural layers
 
