@@ -30,6 +30,12 @@ type Querier interface {
 	EdgeListCoOccursLocked(ctx context.Context, arg EdgeListCoOccursLockedParams) ([]EdgeListCoOccursLockedRow, error)
 	// EdgeUpdateCoOccurs writes the new Two-Factor state of co_occurs edges the caller has locked.
 	EdgeUpdateCoOccurs(ctx context.Context, arg EdgeUpdateCoOccursParams) error
+	// FeedbackMemoryUpdate applies usefulness feedback to a memory: a TD(0) step of its value
+	// estimate toward the reward (1 used, 0 not used) and, when used, one more access.
+	FeedbackMemoryUpdate(ctx context.Context, arg FeedbackMemoryUpdateParams) (FeedbackMemoryUpdateRow, error)
+	// FeedbackRecallEventMark records on the tenant's latest recall that returned the memory
+	// whether it helped (the metacognitive monitor's success signal).
+	FeedbackRecallEventMark(ctx context.Context, arg FeedbackRecallEventMarkParams) (int64, error)
 	// JobCountsByQueueState returns River's jobs by queue and state.
 	JobCountsByQueueState(ctx context.Context) ([]JobCountsByQueueStateRow, error)
 	// LabilityWindowOpen opens (or extends) the reconsolidation lability window of memories.
@@ -208,6 +214,9 @@ type Querier interface {
 	MemoryCountAllByLayerStatus(ctx context.Context) ([]MemoryCountAllByLayerStatusRow, error)
 	// MemoryCountByLayerStatus counts a tenant's memories per layer and status.
 	MemoryCountByLayerStatus(ctx context.Context, tenantID string) ([]MemoryCountByLayerStatusRow, error)
+	// MemoryDelete removes one memory; its review state, copies, mentions, windows, links and
+	// reconsolidation events go with it (ON DELETE CASCADE), references to it are cleared.
+	MemoryDelete(ctx context.Context, arg MemoryDeleteParams) (MemoryDeleteRow, error)
 	// MemoryGetByID returns one memory of a tenant.
 	MemoryGetByID(ctx context.Context, arg MemoryGetByIDParams) (ZbMemory, error)
 	// MemoryGetState returns the state of one memory that the coordinator's entry points update.
