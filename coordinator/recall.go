@@ -176,7 +176,7 @@ func (c *Coordinator) Recall(ctx context.Context, tenant, query string, opts *Re
 	}
 	params := db.RecallCandidatesParams{
 		TenantID: tenant, Query: toVector(qvec), Terms: nonNil(textproc.Terms(query, textproc.DetectLang(query))),
-		Layers: layerNames, K: int32(c.cfg.CandidatesPerLayer), Now: now, AsOf: opts.AsOf, Contexts: opts.Contexts,
+		Layers: layerNames, K: int32(max(c.cfg.CandidatesPerLayer, k)), Now: now, AsOf: opts.AsOf, Contexts: opts.Contexts,
 		Deep: opts.Deep,
 	}
 	if cls.Range != nil && !opts.NoTimeFilter {
@@ -200,6 +200,15 @@ func (c *Coordinator) Recall(ctx context.Context, tenant, query string, opts *Re
 	rk.DisableLayerWeights = rk.DisableLayerWeights || !sw.enabled("query_routing")
 	rk.DisableTwoFactorBoost = rk.DisableTwoFactorBoost || !sw.enabled("two_factor_hebbian")
 
+	nameCache := map[string]bool{}
+	named := func(name string) bool {
+		v, ok := nameCache[name]
+		if !ok {
+			v = retrieval.NamedIn(query, name)
+			nameCache[name] = v
+		}
+		return v
+	}
 	byID := make(map[string]*db.RecallCandidatesRow, len(rows))
 	rets := make(map[string]float64, len(rows))
 	cands := make([]retrieval.Candidate, 0, len(rows))
@@ -214,6 +223,25 @@ func (c *Coordinator) Recall(ctx context.Context, tenant, query string, opts *Re
 		rets[id] = ret
 		cd := retrieval.Candidate{ID: id, Layer: Layer(r.Layer), Text: r.Content, Cosine: clamp(r.Cosine, -1, 1),
 			BM25: math.Max(0, r.Bm25), Retrievability: ret}
+		if r.SessionID != nil {
+			cd.Session = r.SessionID.String()
+			cd.SessionBM25 = clamp(r.SessionBm25, 0, math.MaxFloat64)
+			if r.PrevID > 0 {
+				cd.Prev = strconv.FormatInt(r.PrevID, 10)
+			}
+			if r.NextID > 0 {
+				cd.Next = strconv.FormatInt(r.NextID, 10)
+			}
+		}
+		if sp := speakerOf(r.Metadata); sp != "" {
+			cd.SpeakerNamed = named(sp)
+		}
+		for _, sp := range r.SessionSpeakers {
+			if named(sp) {
+				cd.ParticipantNamed = true
+				break
+			}
+		}
 		if r.EdgeWeight > 0 {
 			e := hebbian.Edge{Weight: r.EdgeWeight, Variance: r.EdgeVariance, LastActivated: r.EdgeActivatedAt}
 			cd.EdgeWeight, cd.EdgeImportance = c.hebb.WeightAt(e, now), e.Importance()
@@ -254,6 +282,24 @@ func (c *Coordinator) Recall(ctx context.Context, tenant, query string, opts *Re
 		return nil, interpretError("recording recall side effects", err)
 	}
 	return out, nil
+}
+
+// MetadataSpeaker is the metadata key that names who said a memory (a conversation turn's
+// speaker). Recall boosts memories whose speaker, or a speaker of whose session, the query names
+// (retrieval.Config.SpeakerBoost and ParticipantBoost).
+const MetadataSpeaker = "speaker"
+
+// speakerOf returns the string metadata[MetadataSpeaker], or "".
+func speakerOf(md json.RawMessage) string {
+	if len(md) == 0 {
+		return ""
+	}
+	var m map[string]any
+	if json.Unmarshal(md, &m) != nil {
+		return ""
+	}
+	s, _ := m[MetadataSpeaker].(string)
+	return s
 }
 
 func hasNaN(v []float32) bool {

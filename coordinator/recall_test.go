@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/zenbrain/zb/algorithms/retrieval"
 	"github.com/zenbrain/zb/coordinator"
 	"github.com/zenbrain/zb/db"
 )
@@ -118,7 +119,8 @@ func TestRecallForgettingAndSwitches(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []int64{fresh.ID, old.ID}, ids(res.Results))
 	require.Less(t, res.Results[1].Retrievability, 0.01, "5 days at S = 1 day: R = e^-5")
-	require.InDelta(t, 0.5+0.5*res.Results[1].Retrievability, res.Results[1].Signals.Retention, 1e-9)
+	f := retrieval.ForgettingFloorDefault
+	require.InDelta(t, f+(1-f)*res.Results[1].Retrievability, res.Results[1].Signals.Retention, 1e-9)
 
 	// decay off: R = 1 for both; the tie goes to the lower id.
 	q := db.New(b.cfg.Pool)

@@ -74,7 +74,9 @@ SELECT m.id, m.layer, m.kind, m.context, m.content, m.source_ids, m.external_id,
        m.valence, m.arousal, m.significance, m.stability, m.last_accessed_at, m.access_count,
        m.conf_alpha, m.conf_beta, m.confidence, m.core_label,
        c.cosine::double precision AS cosine, c.bm25::double precision AS bm25,
-       c.by_vector::boolean AS by_vector, c.by_lexical::boolean AS by_lexical,
+       c.by_vector::boolean AS by_vector, c.by_lexical::boolean AS by_lexical, c.by_context::boolean AS by_context,
+       coalesce(c.prev_id, 0)::bigint AS prev_id, coalesce(c.next_id, 0)::bigint AS next_id,
+       c.session_bm25::double precision AS session_bm25, c.session_speakers::text[] AS session_speakers,
        c.edge_weight::double precision AS edge_weight, c.edge_variance::double precision AS edge_variance,
        c.edge_activated_at::timestamptz AS edge_activated_at,
        c.doc_count::bigint AS doc_count, c.avgdl::double precision AS avgdl, c.disabled::text[] AS disabled
@@ -132,6 +134,11 @@ type RecallCandidatesRow struct {
 	Bm25            float64         `json:"bm25"`
 	ByVector        bool            `json:"by_vector"`
 	ByLexical       bool            `json:"by_lexical"`
+	ByContext       bool            `json:"by_context"`
+	PrevID          int64           `json:"prev_id"`
+	NextID          int64           `json:"next_id"`
+	SessionBm25     float64         `json:"session_bm25"`
+	SessionSpeakers []string        `json:"session_speakers"`
 	EdgeWeight      float64         `json:"edge_weight"`
 	EdgeVariance    float64         `json:"edge_variance"`
 	EdgeActivatedAt time.Time       `json:"edge_activated_at"`
@@ -195,6 +202,11 @@ func (q *Queries) RecallCandidates(ctx context.Context, arg RecallCandidatesPara
 			&i.Bm25,
 			&i.ByVector,
 			&i.ByLexical,
+			&i.ByContext,
+			&i.PrevID,
+			&i.NextID,
+			&i.SessionBm25,
+			&i.SessionSpeakers,
 			&i.EdgeWeight,
 			&i.EdgeVariance,
 			&i.EdgeActivatedAt,

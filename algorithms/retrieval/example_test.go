@@ -35,6 +35,6 @@ func ExampleRank() {
 		fmt.Printf("%s: %s %.3f, %s %.3f\n", class, res[0].ID, res[0].Score, res[1].ID, res[1].Score)
 	}
 	// Output:
-	// factual: fact 1.800, event 0.900
-	// temporal: event 1.800, fact 1.000
+	// factual: fact 1.800, event 0.957
+	// temporal: event 1.914, fact 1.000
 }

@@ -160,12 +160,12 @@ func TestRankBoostForgettingDedup(t *testing.T) {
 	got, err := Rank(ClassGeneral, cands, nil)
 	require.NoError(t, err)
 	// m1: hybrid 1.0, retention 0.5+0.5·0.2 = 0.6 → 0.6.
-	// m2: vector (0.9−0)/(1−0) = 0.9 → hybrid 0.7·0.9 + 0.3·1 = 0.93, retention 1 → 0.93.
+	// m2: vector (0.9−0)/(1−0) = 0.9 → hybrid 0.3·0.9 + 0.7·1 = 0.97, retention 1 → 0.97.
 	// m1 and m2 have identical tokens (Jaccard 1 > 0.9): m2 (higher) stays.
-	// m3: semantic appearance wins (hybrid 0.7·0.5 + 0.3·0.5 = 0.5 vs 0.43),
+	// m3: semantic appearance wins (hybrid 0.3·0.5 + 0.7·0.5 = 0.5 vs 0.47),
 	//     boost 1.2 → 0.6.
 	require.Equal(t, []string{"m2", "m3", "m4"}, ids(got))
-	require.InDelta(t, 0.93, got[0].Score, 1e-12)
+	require.InDelta(t, 0.97, got[0].Score, 1e-12)
 	require.InDelta(t, 0.6, got[1].Score, 1e-12)
 	require.Equal(t, LayerSemantic, got[1].Layer)
 	require.InDelta(t, 1.2, got[1].Signals.Boost, 1e-12)

@@ -9,6 +9,7 @@ DROP FUNCTION zb.lexical_stat_on_update();
 DROP FUNCTION zb.lexical_stat_on_delete();
 DROP FUNCTION zb.lexical_stat_on_insert();
 DROP TABLE zb.lexical_stat_delta;
+DROP INDEX zb.memory_session_order_idx;
 DROP INDEX zb.memory_event_from_idx;
 DROP INDEX zb.memory_terms_gin_idx;
 ALTER TABLE zb.memory

@@ -12,8 +12,9 @@
 --    concurrent writers never wait on one counter row; zb.lexical_stat_compact folds them.
 --  * zb.bm25_doc: the Okapi BM25 score of one document (k1 1.2, b 0.75 by default).
 --  * zb.recall_candidates: per enabled layer the top K by cosine (HNSW, iterative scan) and the
---    top K by BM25, each with both signals, its strongest Two-Factor edge and the corpus
---    statistics, in one call.
+--    top K by BM25, plus their neighbouring memories in the same session, each with both
+--    signals, its session neighbours, the BM25 of its whole session, the session's speakers, its
+--    strongest Two-Factor edge and the corpus statistics, in one call.
 
 ALTER TABLE zb.memory
     ADD COLUMN terms      text[]      NOT NULL DEFAULT '{}',
@@ -115,13 +116,22 @@ AS $$
     JOIN unnest(q_terms, q_idf) AS q(t, idf) ON q.t = tf.t
 $$;
 
+-- Session order for recall's neighbouring turns: the memories of one session by event time.
+CREATE INDEX IF NOT EXISTS memory_session_order_idx
+    ON zb.memory (tenant_id, session_id, (coalesce(occurred_at, created_at)), id) WHERE session_id IS NOT NULL;
+
 -- recall_candidates returns the recall candidates of one query for a tenant: for each layer in
 -- p_layers the p_k nearest active memories by cosine distance to p_query (HNSW with iterative
 -- scan, so filters do not starve the result) and the p_k best by BM25 over p_terms (the query's
--- distinct index terms). Every candidate id carries both signals, its strongest Two-Factor edge
--- (by w/σ², through the entities it mentions; weight 0 when it has none) and the tenant's corpus
--- statistics and disabled algorithms (repeated on every row). Callers join zb.memory for the
--- rest of the row in the same statement.
+-- distinct index terms), plus the conversational context of these: the previous and the next
+-- memory of the same session (by event time, then id) that pass the same filters. Every
+-- candidate id carries both signals, the ids of its session neighbours, the BM25 of its whole
+-- session as one document (the concatenated terms of the session's memories against the
+-- session-level document frequencies; 0 without a session), the distinct speakers of its
+-- session (metadata "speaker"), its strongest Two-Factor edge (by w/σ², through the entities it
+-- mentions; weight 0 when it has none) and the tenant's corpus statistics and disabled
+-- algorithms (repeated on every row). Callers join zb.memory for the rest of the row in the
+-- same statement.
 --
 -- Filters: status active (or also consolidated and archived when p_deep); bi-temporal validity
 -- at p_as_of (or p_now): expired or superseded facts only for as-of queries; p_contexts (NULL:
@@ -134,6 +144,7 @@ CREATE FUNCTION zb.recall_candidates(
 )
 RETURNS TABLE (
     id bigint, cosine double precision, bm25 double precision, by_vector boolean, by_lexical boolean,
+    by_context boolean, prev_id bigint, next_id bigint, session_bm25 double precision, session_speakers text[],
     edge_weight double precision, edge_variance double precision, edge_activated_at timestamptz,
     doc_count bigint, avgdl double precision, disabled text[]
 )
@@ -143,19 +154,26 @@ SET hnsw.ef_search = 100
 AS $$
     WITH stats AS (
         SELECT greatest(coalesce(sum(d.docs), 0), 0)::bigint AS n,
-               CASE WHEN coalesce(sum(d.docs), 0) > 0 THEN sum(d.terms)::double precision / sum(d.docs) ELSE 0 END AS avgdl
+               CASE WHEN coalesce(sum(d.docs), 0) > 0 THEN sum(d.terms)::double precision / sum(d.docs) ELSE 0 END AS avgdl,
+               greatest(coalesce(sum(d.terms), 0), 0)::double precision AS total
         FROM zb.lexical_stat_delta d WHERE d.tenant_id = p_tenant
+    ), sess_stats AS (
+        SELECT greatest(count(*), 1)::double precision AS n FROM zb.session se WHERE se.tenant_id = p_tenant
     ), qt AS (
         SELECT array_agg(t ORDER BY t) AS terms FROM (SELECT DISTINCT t FROM unnest(p_terms) t WHERE t <> '') x
+    ), df AS (
+        SELECT q.t, x.df, x.sdf
+        FROM unnest((SELECT terms FROM qt)) q(t)
+        CROSS JOIN LATERAL (
+            SELECT count(*) AS df, count(DISTINCT m.session_id) AS sdf FROM zb.memory m
+            WHERE m.tenant_id = p_tenant AND m.status = 'active' AND m.terms @> ARRAY[q.t]
+        ) x
     ), idf AS (
-        SELECT coalesce(array_agg(ln(1 + (s.n - df.df + 0.5) / (df.df + 0.5)) ORDER BY df.t), '{}') AS idf
-        FROM stats s, (
-            SELECT q.t, (SELECT count(*) FROM zb.memory m
-                         WHERE m.tenant_id = p_tenant AND m.status = 'active' AND m.terms @> ARRAY[q.t]) AS df
-            FROM unnest((SELECT terms FROM qt)) q(t)
-        ) df
+        SELECT coalesce(array_agg(ln(1 + (s.n - df.df + 0.5) / (df.df + 0.5)) ORDER BY df.t), '{}') AS idf,
+               coalesce(array_agg(ln(1 + (greatest(ss.n, df.sdf) - df.sdf + 0.5) / (df.sdf + 0.5)) ORDER BY df.t), '{}') AS sidf
+        FROM stats s, sess_stats ss, df
     ), live AS NOT MATERIALIZED (
-        SELECT m.*
+        SELECT m.*, coalesce(m.occurred_at, m.created_at) AS ord
         FROM zb.memory m
         WHERE m.tenant_id = p_tenant
           AND (m.status = 'active' OR (p_deep AND m.status IN ('consolidated', 'archived')))
@@ -167,8 +185,12 @@ AS $$
                OR coalesce(m.event_to, m.occurred_at + interval '1 microsecond', m.created_at + interval '1 microsecond') > p_from)
           AND (m.layer = 'core' OR p_to IS NULL OR coalesce(m.event_from, m.occurred_at, m.created_at) < p_to)
     ), vec AS (
+        -- Layers without a live embedded memory are skipped: a filtered HNSW scan for them would
+        -- walk the whole index of every tenant before giving up.
         SELECT v.id
-        FROM unnest(p_layers) AS l(layer)
+        FROM (SELECT u.layer FROM unnest(p_layers) AS u(layer)
+              WHERE p_query IS NOT NULL
+                AND EXISTS (SELECT 1 FROM live e WHERE e.layer = u.layer AND e.embedding IS NOT NULL)) AS l
         CROSS JOIN LATERAL (
             SELECT m.id FROM live m
             WHERE p_query IS NOT NULL AND m.layer = l.layer AND m.embedding IS NOT NULL
@@ -184,22 +206,66 @@ AS $$
             WHERE m.layer = ANY (p_layers) AND qt.terms IS NOT NULL AND m.terms && qt.terms
         ) r
         WHERE r.rn <= p_k
-    ), cand AS (
+    ), base AS (
         SELECT c.id, bool_or(c.v) AS by_vector, bool_or(NOT c.v) AS by_lexical
         FROM (SELECT vec.id, true AS v FROM vec UNION ALL SELECT lex.id, false FROM lex) c
         GROUP BY c.id
+    ), nbr AS MATERIALIZED (
+        SELECT b.id,
+               (SELECT p.id FROM live p
+                WHERE p.session_id = m.session_id AND p.layer = ANY (p_layers)
+                  AND (p.ord, p.id) < (coalesce(m.occurred_at, m.created_at), m.id)
+                ORDER BY p.ord DESC, p.id DESC LIMIT 1) AS prev_id,
+               (SELECT p.id FROM live p
+                WHERE p.session_id = m.session_id AND p.layer = ANY (p_layers)
+                  AND (p.ord, p.id) > (coalesce(m.occurred_at, m.created_at), m.id)
+                ORDER BY p.ord, p.id LIMIT 1) AS next_id
+        FROM base b
+        JOIN zb.memory m ON m.tenant_id = p_tenant AND m.id = b.id
+        WHERE m.session_id IS NOT NULL
+    ), cand AS MATERIALIZED (
+        SELECT x.id, bool_or(x.by_vector) AS by_vector, bool_or(x.by_lexical) AS by_lexical,
+               bool_and(x.ctx) AS by_context
+        FROM (
+            SELECT base.id, base.by_vector, base.by_lexical, false AS ctx FROM base
+            UNION ALL SELECT nbr.prev_id, false, false, true FROM nbr WHERE nbr.prev_id IS NOT NULL
+            UNION ALL SELECT nbr.next_id, false, false, true FROM nbr WHERE nbr.next_id IS NOT NULL
+        ) x
+        GROUP BY x.id
+    ), cand_nbr AS (
+        SELECT c.id, n.prev_id, n.next_id FROM cand c LEFT JOIN nbr n ON n.id = c.id
+    ), sessions AS (
+        SELECT DISTINCT m.session_id FROM cand c JOIN zb.memory m ON m.tenant_id = p_tenant AND m.id = c.id
+        WHERE m.session_id IS NOT NULL
+    ), sess_doc AS (
+        SELECT se.session_id,
+               (SELECT sum(m.term_count) FROM live m WHERE m.session_id = se.session_id)::integer AS len,
+               (SELECT array_agg(DISTINCT m.metadata ->> 'speaker') FROM live m
+                WHERE m.session_id = se.session_id AND m.metadata ->> 'speaker' IS NOT NULL) AS speakers,
+               (SELECT array_agg(u) FROM live m CROSS JOIN LATERAL unnest(m.terms) u
+                WHERE m.session_id = se.session_id AND u = ANY (qt.terms)) AS terms
+        FROM sessions se CROSS JOIN qt
+    ), sess_score AS (
+        SELECT d.session_id, d.speakers,
+               CASE WHEN qt.terms IS NULL OR d.terms IS NULL THEN 0
+                    ELSE zb.bm25_doc(d.terms, coalesce(d.len, 0), qt.terms, idf.sidf,
+                                     s.total / ss.n) END AS score
+        FROM sess_doc d CROSS JOIN qt CROSS JOIN idf CROSS JOIN stats s CROSS JOIN sess_stats ss
     )
     SELECT m.id,
            CASE WHEN p_query IS NULL OR m.embedding IS NULL THEN 0
                 ELSE greatest(-1, least(1, 1 - (m.embedding <=> p_query))) END::double precision,
            CASE WHEN qt.terms IS NULL THEN 0
                 ELSE zb.bm25_doc(m.terms, m.term_count, qt.terms, idf.idf, s.avgdl) END,
-           c.by_vector, c.by_lexical,
+           c.by_vector, c.by_lexical, c.by_context, cn.prev_id, cn.next_id,
+           coalesce(sc.score, 0)::double precision, coalesce(sc.speakers, '{}'),
            coalesce(e.weight, 0), coalesce(e.variance, 1), coalesce(e.last_activated_at, p_now),
            s.n, s.avgdl,
            ARRAY(SELECT a.algorithm FROM zb.algorithm_switch a WHERE a.tenant_id = p_tenant AND NOT a.enabled ORDER BY 1)
     FROM cand c
+    JOIN cand_nbr cn ON cn.id = c.id
     JOIN zb.memory m ON m.tenant_id = p_tenant AND m.id = c.id
+    LEFT JOIN sess_score sc ON sc.session_id = m.session_id
     CROSS JOIN qt CROSS JOIN idf CROSS JOIN stats s
     LEFT JOIN LATERAL (
         SELECT x.weight, x.variance, x.last_activated_at
