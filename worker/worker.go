@@ -460,4 +460,3 @@ func lifecycleOpts() *river.InsertOpts {
 			rivertype.JobStateScheduled, rivertype.JobStateRetryable},
 	}}
 }
-
