@@ -48,7 +48,8 @@ type DecayReport struct {
 // retrievability now:
 //
 //   - R < 0.1 and it is carried by a consolidated memory (it is among the source_ids of an
-//     active AI-generated or schema memory), or the IB budget [ib_budget] judges it not worth
+//     active AI-generated or schema memory), or — unless it carries consolidated sources itself —
+//     the IB budget [ib_budget] judges it not worth
 //     keeping (budget.Decide with its accesses, confidence, days since access, length, entity
 //     count and embedding variance against the tenant's recent recall context) → archived: it
 //     leaves default recall and stays reachable through provenance and deep recall;
@@ -130,7 +131,9 @@ func (c *Coordinator) DecayDue(ctx context.Context, tenant string, limit int, ho
 					rep.ArchivedCarried++
 					continue
 				}
-				if sw.enabled("ib_budget") {
+				// A memory that carries consolidated sources is where their content lives; the
+				// budget never archives it, or forgetting would lose knowledge (DESIGN.md §6).
+				if sw.enabled("ib_budget") && r.Carries == 0 {
 					variance := budget.EmbeddingVarianceUnknown
 					if r.Embedding != nil && recent != nil {
 						if v, err := budget.EmbeddingVariance(f64(r.Embedding.Slice()), [][]float64{recent}); err == nil {

@@ -134,3 +134,10 @@ func failHook(context.Context, pgx.Tx) error { return errHook }
 func ptrTime(t time.Time) *time.Time { return &t }
 
 func fmtInt(n int64) string { return fmt.Sprint(n) }
+
+func queryString(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) string {
+	t.Helper()
+	var s string
+	require.NoError(t, pool.QueryRow(context.Background(), sql, args...).Scan(&s))
+	return s
+}

@@ -200,3 +200,28 @@ func TestConsolidateSession(t *testing.T) {
 	_, err = b.co.Consolidate(ctx, tenant, uuid.New(), nil)
 	require.ErrorIs(t, err, coordinator.ErrNotFound)
 }
+
+// The budget never archives a faded memory that carries consolidated sources: it is where their
+// content lives, and archiving it would lose knowledge (DESIGN.md §6: forgetting reorders and
+// retires; it does not lose knowledge a user expects to keep).
+func TestDecayDueKeepsCarriers(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	pool, ctx := b.cfg.Pool, ctxT(t)
+	const tenant = "carriers"
+	past := ptrTime(t0.Add(-time.Hour))
+	old := t0.Add(-60 * 24 * time.Hour)
+	turn := insertMem(t, pool, tenant, memSpec{layer: "short_term", kind: "interaction", content: "Caroline: I went to the support group yesterday.",
+		created: old, stability: 1, fadeAt: past, derived: true})
+	execSQL(t, pool, `UPDATE zb.memory SET status = 'consolidated' WHERE id = $1`, turn)
+	carrier := insertMem(t, pool, tenant, memSpec{layer: "episodic", kind: "episode", content: "Caroline went to the support group.",
+		created: old, stability: 1, fadeAt: past, sources: []int64{turn}, derived: true})
+	plain := insertMem(t, pool, tenant, memSpec{layer: "episodic", kind: "episode", content: "Caroline mentioned Anna at lunch.",
+		created: old, stability: 1, fadeAt: past, derived: true})
+	rep, err := b.co.DecayDue(ctx, tenant, 0, nil)
+	require.NoError(t, err)
+	require.Equal(t, []int64{plain}, rep.Archived, "the non-carrier is archived by the budget")
+	require.Equal(t, "active", queryString(t, pool, `SELECT status::text FROM zb.memory WHERE id = $1`, carrier))
+	require.Equal(t, 1, queryInt(t, pool, `SELECT count(*) FROM zb.memory WHERE id = $1 AND fade_at > $2`, carrier, t0),
+		"the carrier is rescheduled to its next crossing")
+}

@@ -523,7 +523,8 @@ func (s *sleeper) simulate(rows []db.LcSleepEpisodesRow, seed uint32) error {
 		for _, id := range cand {
 			r := byID[id]
 			keep := !slices.Contains(carried, id)
-			if keep && s.sw.enabled("ib_budget") {
+			// The budget never archives a memory that carries consolidated sources (see DecayDue).
+			if keep && s.sw.enabled("ib_budget") && r.Carries == 0 {
 				dec, err := budget.Decide(budget.Item{Context: r.Context, Retrievals: int(r.AccessCount), Confidence: lcClamp(r.Confidence, 0, 1),
 					DaysSinceAccess: budget.DaysSince(r.LastAccessedAt, s.now), Length: utf8.RuneCountInString(r.Content),
 					Entities: len(entsOf[id]), EmbeddingVariance: budget.EmbeddingVarianceUnknown}, nil)

@@ -50,7 +50,7 @@ func (q *Queries) LcCarried(ctx context.Context, arg LcCarriedParams) ([]int64, 
 
 const lcDecayCandidates = `-- name: LcDecayCandidates :many
 SELECT id, context, layer, kind, content, stability, last_accessed_at, valence, arousal, significance,
-       access_count, confidence, embedding, fade_at
+       access_count, confidence, embedding, fade_at, cardinality(source_ids)::int AS carries
 FROM zb.memory
 WHERE tenant_id = $1::text AND status = 'active' AND fade_at IS NOT NULL AND fade_at <= $2::timestamptz
 ORDER BY fade_at
@@ -79,6 +79,7 @@ type LcDecayCandidatesRow struct {
 	Confidence     float64          `json:"confidence"`
 	Embedding      *pgvector.Vector `json:"embedding"`
 	FadeAt         *time.Time       `json:"fade_at"`
+	Carries        int32            `json:"carries"`
 }
 
 // LcDecayCandidates locks up to k active memories of a tenant whose predicted fade time has
@@ -108,6 +109,7 @@ func (q *Queries) LcDecayCandidates(ctx context.Context, arg LcDecayCandidatesPa
 			&i.Confidence,
 			&i.Embedding,
 			&i.FadeAt,
+			&i.Carries,
 		); err != nil {
 			return nil, err
 		}

@@ -521,7 +521,8 @@ func (q *Queries) LcSetValues(ctx context.Context, arg LcSetValuesParams) error 
 
 const lcSleepEpisodes = `-- name: LcSleepEpisodes :many
 SELECT id, context, layer, kind, content, session_id, occurred_at, created_at, stability, last_accessed_at,
-       valence, arousal, significance, value_estimate, access_count, confidence, fade_at
+       valence, arousal, significance, value_estimate, access_count, confidence, fade_at,
+       cardinality(source_ids)::int AS carries
 FROM zb.memory
 WHERE tenant_id = $1::text AND status = 'active' AND last_accessed_at > $2::timestamptz
   AND last_accessed_at <= $3::timestamptz AND layer NOT IN ('core', 'working') AND stability IS NOT NULL
@@ -555,6 +556,7 @@ type LcSleepEpisodesRow struct {
 	AccessCount    int32         `json:"access_count"`
 	Confidence     float64       `json:"confidence"`
 	FadeAt         *time.Time    `json:"fade_at"`
+	Carries        int32         `json:"carries"`
 }
 
 // LcSleepEpisodes locks up to k active, decaying memories of a tenant with activity (store or
@@ -591,6 +593,7 @@ func (q *Queries) LcSleepEpisodes(ctx context.Context, arg LcSleepEpisodesParams
 			&i.AccessCount,
 			&i.Confidence,
 			&i.FadeAt,
+			&i.Carries,
 		); err != nil {
 			return nil, err
 		}

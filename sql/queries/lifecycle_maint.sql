@@ -3,7 +3,7 @@
 -- passed, in fade order, through the partial (tenant_id, fade_at) index memory_fade_idx; rows
 -- another transaction holds are skipped.
 SELECT id, context, layer, kind, content, stability, last_accessed_at, valence, arousal, significance,
-       access_count, confidence, embedding, fade_at
+       access_count, confidence, embedding, fade_at, cardinality(source_ids)::int AS carries
 FROM zb.memory
 WHERE tenant_id = @tenant_id::text AND status = 'active' AND fade_at IS NOT NULL AND fade_at <= @now::timestamptz
 ORDER BY fade_at

@@ -14,7 +14,8 @@ LIMIT 1;
 -- LcSleepEpisodes locks up to k active, decaying memories of a tenant with activity (store or
 -- used recall) in (since, now], newest first (memory_activity_idx).
 SELECT id, context, layer, kind, content, session_id, occurred_at, created_at, stability, last_accessed_at,
-       valence, arousal, significance, value_estimate, access_count, confidence, fade_at
+       valence, arousal, significance, value_estimate, access_count, confidence, fade_at,
+       cardinality(source_ids)::int AS carries
 FROM zb.memory
 WHERE tenant_id = @tenant_id::text AND status = 'active' AND last_accessed_at > @since::timestamptz
   AND last_accessed_at <= @now::timestamptz AND layer NOT IN ('core', 'working') AND stability IS NOT NULL
