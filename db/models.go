@@ -377,6 +377,21 @@ type ZbDebate struct {
 	DecidedAt    time.Time       `json:"decided_at"`
 }
 
+// FSRS review cards due at now() (review_state.due ≤ now()) of active memories, with the memory's layer and content.
+type ZbDueReview struct {
+	TenantID   string        `json:"tenant_id"`
+	MemoryID   int64         `json:"memory_id"`
+	Layer      ZbMemoryLayer `json:"layer"`
+	Content    string        `json:"content"`
+	Due        time.Time     `json:"due"`
+	Stability  float64       `json:"stability"`
+	Difficulty float64       `json:"difficulty"`
+	Reps       int32         `json:"reps"`
+	Lapses     int32         `json:"lapses"`
+	State      int16         `json:"state"`
+	LastReview *time.Time    `json:"last_review"`
+}
+
 type ZbEdge struct {
 	TenantID        string         `json:"tenant_id"`
 	ID              int64          `json:"id"`
@@ -415,6 +430,23 @@ type ZbHyperagentAdjustment struct {
 	Signals    json.RawMessage `json:"signals"`
 	AppliedAt  time.Time       `json:"applied_at"`
 	RevertedAt *time.Time      `json:"reverted_at"`
+}
+
+// Knowledge-graph edges with importance 1/variance and strength weight·importance (weights as stored, not decayed).
+type ZbKgEdgeImportance struct {
+	TenantID        string         `json:"tenant_id"`
+	ID              int64          `json:"id"`
+	SourceID        int64          `json:"source_id"`
+	SourceName      string         `json:"source_name"`
+	TargetID        int64          `json:"target_id"`
+	TargetName      string         `json:"target_name"`
+	Relation        ZbEdgeRelation `json:"relation"`
+	Weight          float64        `json:"weight"`
+	Variance        float64        `json:"variance"`
+	Importance      float64        `json:"importance"`
+	Strength        float64        `json:"strength"`
+	ActivationCount int32          `json:"activation_count"`
+	LastActivatedAt time.Time      `json:"last_activated_at"`
 }
 
 type ZbLabilityWindow struct {
@@ -486,6 +518,32 @@ type ZbMemoryLink struct {
 	Weight    float64        `json:"weight"`
 	Origin    string         `json:"origin"`
 	CreatedAt time.Time      `json:"created_at"`
+}
+
+// zb.memory_live(now()): active memories at the current transaction time. Use zb.memory_live(t) for a fixed time.
+type ZbMemoryLiveNow struct {
+	TenantID           string        `json:"tenant_id"`
+	ID                 int64         `json:"id"`
+	Layer              ZbMemoryLayer `json:"layer"`
+	Kind               string        `json:"kind"`
+	Context            string        `json:"context"`
+	Content            string        `json:"content"`
+	CreatedAt          time.Time     `json:"created_at"`
+	LastAccessedAt     time.Time     `json:"last_accessed_at"`
+	AccessCount        int32         `json:"access_count"`
+	StabilityDays      *float64      `json:"stability_days"`
+	MEmo               float64       `json:"m_emo"`
+	Retrievability     float64       `json:"retrievability"`
+	TripleCopyStrength float64       `json:"triple_copy_strength"`
+	ConfAlpha          float64       `json:"conf_alpha"`
+	ConfBeta           float64       `json:"conf_beta"`
+	ConfidenceMean     float64       `json:"confidence_mean"`
+	ConfidenceLow      *float64      `json:"confidence_low"`
+	ConfidenceHigh     *float64      `json:"confidence_high"`
+	Confidence         float64       `json:"confidence"`
+	LockLevel          *float64      `json:"lock_level"`
+	OverwriteThreshold *float64      `json:"overwrite_threshold"`
+	SourceIDs          []int64       `json:"source_ids"`
 }
 
 type ZbMention struct {
