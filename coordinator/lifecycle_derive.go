@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/riverqueue/river"
 
 	"github.com/zenbrain/zb/algorithms/bayes"
 	"github.com/zenbrain/zb/algorithms/debate"
@@ -228,7 +227,7 @@ func (c *Coordinator) Derive(ctx context.Context, args jobs.DeriveArgs, hook TxH
 			}
 			slices.Sort(pids)
 			if _, err := c.river.InsertTx(ctx, tx, jobs.PropagateArgs{TenantID: tenant, MemoryIDs: pids},
-				&river.InsertOpts{Queue: jobs.QueueLifecycle, UniqueOpts: river.UniqueOpts{ByArgs: true}}); err != nil {
+				jobs.LifecycleInsertOpts()); err != nil {
 				return fmt.Errorf("error enqueuing propagation: %w", err)
 			}
 		}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/riverqueue/river"
 
 	"github.com/zenbrain/zb/db"
 	"github.com/zenbrain/zb/jobs"
@@ -85,7 +84,7 @@ func (c *Coordinator) EndSession(ctx context.Context, tenant string, id uuid.UUI
 		}
 		out = sessionFromRow(row)
 		_, err = c.river.InsertTx(ctx, tx, jobs.ConsolidateArgs{TenantID: tenant, SessionID: id.String()},
-			&river.InsertOpts{Queue: jobs.QueueLifecycle, UniqueOpts: river.UniqueOpts{ByArgs: true}})
+			jobs.LifecycleInsertOpts())
 		if err != nil {
 			return fmt.Errorf("error enqueuing consolidation: %w", err)
 		}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/riverqueue/river"
 
 	"github.com/zenbrain/zb/algorithms/forgetting"
 	"github.com/zenbrain/zb/algorithms/retrieval"
@@ -508,7 +507,7 @@ func (c *Coordinator) storeNew(ctx context.Context, tx pgx.Tx, q *db.Queries, p 
 }
 
 func (c *Coordinator) enqueueDerive(ctx context.Context, tx pgx.Tx, args jobs.DeriveArgs) error {
-	_, err := c.river.InsertTx(ctx, tx, args, &river.InsertOpts{Queue: jobs.QueueDerive, UniqueOpts: river.UniqueOpts{ByArgs: true}})
+	_, err := c.river.InsertTx(ctx, tx, args, jobs.DeriveInsertOpts())
 	if err != nil {
 		return fmt.Errorf("error enqueuing derivation: %w", err)
 	}

@@ -1,5 +1,10 @@
 package jobs
 
+import (
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+)
+
 // QueueDerive is the River queue of derivation jobs (embeddings, entities, edges,
 // reconsolidation checks).
 const QueueDerive = "derive"
@@ -137,3 +142,22 @@ type ScheduleArgs struct {
 
 // Kind returns KindSchedule.
 func (ScheduleArgs) Kind() string { return KindSchedule }
+
+// DeriveInsertOpts are the insert options of derive jobs: the derive queue and no uniqueness.
+// Derive is idempotent (it skips what is already derived), and a derivation requested while
+// another one of the same tenant runs must not be dropped.
+func DeriveInsertOpts() *river.InsertOpts {
+	return &river.InsertOpts{Queue: QueueDerive}
+}
+
+// LifecycleInsertOpts are the insert options of lifecycle jobs (consolidate, decay, review,
+// sleep, propagate, schedule): unique by arguments while a job is waiting or running — one sleep
+// per tenant at a time, duplicates coalesce — but not after it completed, so the next request
+// runs.
+func LifecycleInsertOpts() *river.InsertOpts {
+	return &river.InsertOpts{Queue: QueueLifecycle, UniqueOpts: river.UniqueOpts{
+		ByArgs: true,
+		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+			rivertype.JobStateScheduled, rivertype.JobStateRetryable},
+	}}
+}

@@ -50,6 +50,14 @@ func (d *deriveWorker) Work(ctx context.Context, job *river.Job[jobs.DeriveArgs]
 		return permanent(fmt.Errorf("error deriving memories of tenant %s: %w", job.Args.TenantID, err))
 	}
 	d.w.cfg.Logger.Debug("derived", "tenant", job.Args.TenantID, "report", rep)
+	if rep.More {
+		// One call derives at most DeriveMaxPerCall memories: queue the rest now rather than
+		// waiting for the sweep. (If this insert is lost in a crash, the sweep finds them.)
+		next := jobs.DeriveArgs{TenantID: job.Args.TenantID, Pending: true, RecheckSupersede: job.Args.RecheckSupersede}
+		if _, err := d.w.client.Insert(ctx, next, deriveOpts()); err != nil {
+			d.w.cfg.Logger.Warn("error queueing the rest of a derivation", "tenant", job.Args.TenantID, "error", err)
+		}
+	}
 	return nil
 }
 

@@ -82,6 +82,10 @@ type Config struct {
 	// JobTimeout bounds one job. Defaults to JobTimeoutDefault.
 	JobTimeout time.Duration
 
+	// RescueStuckJobsAfter is how long a job may stay running before another worker takes it
+	// back (its worker died). Defaults to JobTimeout + 1 minute.
+	RescueStuckJobsAfter time.Duration
+
 	// BatchLimit bounds the memories one decay or review job handles. Defaults to
 	// BatchLimitDefault.
 	BatchLimit int
@@ -114,6 +118,7 @@ func (c *Config) withDefaults() Config {
 	o.SessionIdle = cmp.Or(o.SessionIdle, SessionIdleDefault)
 	o.Heartbeat = cmp.Or(o.Heartbeat, HeartbeatDefault)
 	o.JobTimeout = cmp.Or(o.JobTimeout, JobTimeoutDefault)
+	o.RescueStuckJobsAfter = cmp.Or(o.RescueStuckJobsAfter, o.JobTimeout+time.Minute)
 	o.BatchLimit = cmp.Or(o.BatchLimit, BatchLimitDefault)
 	if o.ID == "" {
 		host, _ := os.Hostname()
@@ -145,6 +150,9 @@ func (c *Config) validate() error {
 		if d != -1 && d < 100*time.Millisecond {
 			return fmt.Errorf("worker: Config.%s must be at least 100ms or -1 (disabled), got %s", name, d)
 		}
+	}
+	if c.RescueStuckJobsAfter < c.JobTimeout {
+		return fmt.Errorf("worker: Config.RescueStuckJobsAfter (%s) must be at least JobTimeout (%s)", c.RescueStuckJobsAfter, c.JobTimeout)
 	}
 	if c.BatchLimit < 1 {
 		return fmt.Errorf("worker: Config.BatchLimit must be positive, got %d", c.BatchLimit)
@@ -193,7 +201,7 @@ func New(cfg *Config) (*Worker, error) {
 		}
 		periodic = append(periodic, river.NewPeriodicJob(river.PeriodicInterval(interval),
 			func() (river.JobArgs, *river.InsertOpts) {
-				return jobs.ScheduleArgs{Task: task}, &river.InsertOpts{Queue: jobs.QueueLifecycle, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+				return jobs.ScheduleArgs{Task: task}, jobs.LifecycleInsertOpts()
 			}, &river.PeriodicJobOpts{ID: "zb_" + task, RunOnStart: runOnStart}))
 	}
 	addPeriodic(c.DecayInterval, jobs.TaskDecay, true)
@@ -209,8 +217,10 @@ func New(cfg *Config) (*Worker, error) {
 		Workers:      workers,
 		PeriodicJobs: periodic,
 		JobTimeout:   c.JobTimeout,
-		Logger:       c.Logger,
-		MaxAttempts:  10,
+
+		RescueStuckJobsAfter: c.RescueStuckJobsAfter,
+		Logger:               c.Logger,
+		MaxAttempts:          10,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("error creating River client: %w", err)
@@ -445,18 +455,6 @@ func (w *Worker) InsertSleep(ctx context.Context, tenant string) (*rivertype.Job
 	return w.client.Insert(ctx, jobs.SleepArgs{TenantID: tenant, Trigger: "manual"}, lifecycleOpts())
 }
 
-// deriveOpts queues sweep derivations. They are not unique: a new insert while a derivation of
-// the same tenant runs must get a job of its own, and Derive skips what is already derived.
-func deriveOpts() *river.InsertOpts {
-	return &river.InsertOpts{Queue: jobs.QueueDerive}
-}
+func deriveOpts() *river.InsertOpts { return jobs.DeriveInsertOpts() }
 
-// lifecycleOpts makes per-tenant lifecycle jobs unique while pending or running: one sleep (or
-// decay, review) per tenant at a time.
-func lifecycleOpts() *river.InsertOpts {
-	return &river.InsertOpts{Queue: jobs.QueueLifecycle, UniqueOpts: river.UniqueOpts{
-		ByArgs: true,
-		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
-			rivertype.JobStateScheduled, rivertype.JobStateRetryable},
-	}}
-}
+func lifecycleOpts() *river.InsertOpts { return jobs.LifecycleInsertOpts() }

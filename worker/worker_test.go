@@ -264,3 +264,19 @@ func testLogger() *slog.Logger {
 	}
 	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }
+
+// Periodic schedules fire every interval, not once: a completed schedule job does not block the
+// next one (unique only while waiting or running).
+func TestSchedulesRepeat(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	w := newWorker(t, b, "w-sched", func(c *worker.Config) { c.DecayInterval = 200 * time.Millisecond })
+	start(t, w)
+	ctx := context.Background()
+	waitFor(t, 60*time.Second, "three completed decay schedules", func() bool {
+		var n int
+		require.NoError(t, b.pool.QueryRow(ctx, `SELECT count(*) FROM river.river_job
+			WHERE kind = 'zb_schedule' AND args->>'task' = 'decay' AND state = 'completed'`).Scan(&n))
+		return n >= 3
+	})
+}

@@ -61,6 +61,8 @@ type options struct {
 	sleepInterval  time.Duration
 	sweepInterval  time.Duration
 	sessionIdle    time.Duration
+	jobTimeout     time.Duration
+	rescueAfter    time.Duration
 }
 
 // RunContext is Run with an explicit context and environment lookup.
@@ -104,6 +106,8 @@ ZB_EMBED_URL, ZB_EMBED_API_KEY, ZB_WORKER_CONCURRENCY, ZB_WORKER_HTTP_ADDR.`,
 	f.DurationVar(&o.sleepInterval, "sleep-interval", worker.SleepIntervalDefault, "how often every tenant sleeps (-1ns disables)")
 	f.DurationVar(&o.sweepInterval, "sweep-interval", worker.SweepIntervalDefault, "how often underived memories are swept up (-1ns disables)")
 	f.DurationVar(&o.sessionIdle, "session-idle", worker.SessionIdleDefault, "idle time after which a session is consolidated")
+	f.DurationVar(&o.jobTimeout, "job-timeout", worker.JobTimeoutDefault, "longest a job may run")
+	f.DurationVar(&o.rescueAfter, "rescue-after", 0, "running time after which a job of a dead worker is retried (default job-timeout + 1m)")
 	cmd.SetArgs(args)
 	cmd.SetOut(stdout)
 	cmd.SetErr(stderr)
@@ -158,6 +162,7 @@ func run(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		Pool: pool, Coordinator: co, Concurrency: o.concurrency, Queues: queues, Logger: logger, Metrics: metrics,
 		DecayInterval: o.decayInterval, ReviewInterval: o.reviewInterval, SleepInterval: o.sleepInterval,
 		SweepInterval: o.sweepInterval, SessionIdle: o.sessionIdle, Version: Version,
+		JobTimeout: o.jobTimeout, RescueStuckJobsAfter: o.rescueAfter,
 	})
 	if err != nil {
 		return err

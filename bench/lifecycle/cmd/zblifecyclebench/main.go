@@ -1,0 +1,113 @@
+// Command zblifecyclebench runs zenbrain's lifecycle benchmarks (package bench/lifecycle) and
+// writes results.json and results.md into a directory.
+//
+// Usage:
+//
+//	go run ./bench/lifecycle/cmd/zblifecyclebench [-out DIR] [-decay-1m] [-quick]
+//
+// With ZB_DATABASE_URL set (a role that may CREATE DATABASE) it creates its databases on that
+// server; otherwise it starts a throwaway PostgreSQL cluster (internal/pgcluster, Ephemeral)
+// in a temporary directory and removes it at the end.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/zenbrain/zb/bench/lifecycle"
+	"github.com/zenbrain/zb/internal/pgcluster"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
+}
+
+func run(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("zblifecyclebench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "bench/lifecycle/results", "directory of results.json and results.md")
+	decay1M := fs.Bool("decay-1m", false, "add the 1M-memory decay run")
+	quick := fs.Bool("quick", false, "small sizes (a smoke run: decay 2k, sleep 500/1000, derive 2×200)")
+	target := fs.Int("migrate-target", 0, "last zb migration to apply (0: all)")
+	seed := fs.Uint64("seed", 1, "seed of the generated data")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	cfg := &lifecycle.Config{AdminURL: getenv("ZB_DATABASE_URL"), MigrateTarget: *target, Seed: *seed, Logger: logger}
+	if *decay1M {
+		cfg.DecaySizes = append(append([]int{}, lifecycle.DecaySizesDefault...), 1_000_000)
+	}
+	if *quick {
+		cfg.DecaySizes, cfg.SleepSizes, cfg.DeriveTenants, cfg.DerivePerTenant = []int{2_000}, []int{500, 1_000}, 2, 200
+	}
+	if cfg.AdminURL == "" {
+		u, cleanup, err := ephemeral(ctx)
+		if err != nil {
+			fmt.Fprintf(stderr, "zblifecyclebench: %v\n", err)
+			return 1
+		}
+		defer cleanup()
+		cfg.AdminURL = u
+	}
+	res, err := lifecycle.Run(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "zblifecyclebench: %v\n", err)
+		return 1
+	}
+	if err := res.Write(*out); err != nil {
+		fmt.Fprintf(stderr, "zblifecyclebench: %v\n", err)
+		return 1
+	}
+	res.Markdown(stdout)
+	fmt.Fprintf(stdout, "results: %s\n", filepath.Join(*out, "results.{json,md}"))
+	return 0
+}
+
+// ephemeral starts a throwaway cluster and returns the URL of its maintenance database.
+func ephemeral(ctx context.Context) (string, func(), error) {
+	dir, err := os.MkdirTemp("", "zblifecyclebench-")
+	if err != nil {
+		return "", nil, err
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		_ = os.RemoveAll(dir)
+		return "", nil, err
+	}
+	cl, err := pgcluster.New(&pgcluster.Config{Dir: filepath.Join(dir, "pg"), AnyPort: true, Ephemeral: true, Database: "postgres",
+		Settings: map[string]string{"max_connections": "100", "log_min_messages": "fatal"}})
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return "", nil, err
+	}
+	cleanup := func() {
+		c, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_ = cl.Destroy(c)
+		_ = os.RemoveAll(dir)
+	}
+	if err := cl.Init(ctx); err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	if err := cl.Start(ctx); err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	u, err := cl.URL()
+	if err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	return u, cleanup, nil
+}

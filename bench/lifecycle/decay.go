@@ -1,0 +1,134 @@
+package lifecycle
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/zenbrain/zb/coordinator"
+)
+
+// DecayFigure is the decay benchmark at one size.
+type DecayFigure struct {
+	// N is the tenant's memory count; Faded the memories whose fade time had passed (N ×
+	// Config.FadedFraction).
+	N     int `json:"n"`
+	Faded int `json:"faded"`
+	// Examined, Archived and Rescheduled are DecayDue's counts of the last run.
+	Examined    int `json:"examined"`
+	Archived    int `json:"archived"`
+	Rescheduled int `json:"rescheduled"`
+	// Load is the time StoreBatch took to load the N memories.
+	Load Seconds `json:"load_s"`
+	// Decay and Archive are the median times of DecayDue and of the plain archiving UPDATE;
+	// DecayRuns and ArchiveRuns every repeat.
+	Decay       Seconds   `json:"decay_s"`
+	Archive     Seconds   `json:"archive_s"`
+	DecayRuns   []Seconds `json:"decay_runs_s"`
+	ArchiveRuns []Seconds `json:"archive_runs_s"`
+	// Ratio is Decay / Archive; Met reports Ratio ≤ Target (DecayTargetRatio).
+	Ratio  float64 `json:"ratio"`
+	Target float64 `json:"target"`
+	Met    bool    `json:"met"`
+}
+
+const decayTenant = "decay"
+
+// benchDecay times DecayDue over n memories of which a fraction has faded against a plain
+// UPDATE archiving exactly those rows, each repeated c.Repeats times from the same state.
+func benchDecay(ctx context.Context, c *Config, n int) (*DecayFigure, error) {
+	bdb, err := newDB(ctx, c, 8)
+	if err != nil {
+		return nil, err
+	}
+	defer bdb.drop()
+	pool := bdb.pool
+	// No embedder: decay does not read embeddings of memories without a recall context, and
+	// loading without the HNSW index updates is much faster.
+	co, err := coordinator.New(&coordinator.Config{Pool: pool})
+	if err != nil {
+		return nil, err
+	}
+	r := rand.New(rand.NewPCG(c.Seed, uint64(n)))
+	began := time.Now()
+	for start := 0; start < n; start += coordinator.MaxBatch / 2 {
+		items := genItems(r, decayTenant, min(coordinator.MaxBatch/2, n-start))
+		if _, err := co.StoreBatch(ctx, items); err != nil {
+			return nil, err
+		}
+	}
+	f := &DecayFigure{N: n, Load: secs(time.Since(began)), Target: DecayTargetRatio}
+	// Nothing else may work on the database: drop the derive jobs StoreBatch enqueued.
+	if _, err := pool.Exec(ctx, `DELETE FROM river.river_job`); err != nil {
+		return nil, err
+	}
+	var ids []int64
+	rows, err := pool.Query(ctx, `SELECT id FROM zb.memory WHERE tenant_id = $1 ORDER BY id`, decayTenant)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	r.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
+	faded := ids[:max(1, int(float64(n)*c.FadedFraction))]
+	f.Faded = len(faded)
+	if f.Faded > coordinator.MaxLifecycleLimit {
+		return nil, fmt.Errorf("%d faded memories exceed one DecayDue call's limit %d", f.Faded, coordinator.MaxLifecycleLimit)
+	}
+	// Everything fades in 30 days, except the chosen ones: accessed 400 days ago with a
+	// stability of one day (R ≈ e^-400 < 0.1), their fade time passed yesterday.
+	if _, err := pool.Exec(ctx, `UPDATE zb.memory SET fade_at = now() + interval '30 days' WHERE tenant_id = $1`, decayTenant); err != nil {
+		return nil, err
+	}
+	reset := func() error {
+		_, err := pool.Exec(ctx, `UPDATE zb.memory SET status = 'active', stability = 1,
+			last_accessed_at = now() - interval '400 days', fade_at = now() - interval '1 day'
+			WHERE tenant_id = $1 AND id = ANY ($2)`, decayTenant, faded)
+		if err != nil {
+			return err
+		}
+		_, err = pool.Exec(ctx, `VACUUM (ANALYZE) zb.memory`)
+		return err
+	}
+	var decays, archives []time.Duration
+	for range c.Repeats {
+		if err := reset(); err != nil {
+			return nil, err
+		}
+		t0 := time.Now()
+		if _, err := pool.Exec(ctx, `UPDATE zb.memory SET status = 'archived', updated_at = now()
+			WHERE tenant_id = $1 AND id = ANY ($2)`, decayTenant, faded); err != nil {
+			return nil, err
+		}
+		archives = append(archives, time.Since(t0))
+		if err := reset(); err != nil {
+			return nil, err
+		}
+		t0 = time.Now()
+		rep, err := co.DecayDue(ctx, decayTenant, f.Faded+1, nil)
+		if err != nil {
+			return nil, err
+		}
+		decays = append(decays, time.Since(t0))
+		f.Examined, f.Archived, f.Rescheduled = rep.Examined, len(rep.Archived), rep.Rescheduled
+		if rep.Examined != f.Faded {
+			return nil, fmt.Errorf("DecayDue examined %d memories, want exactly the %d faded ones", rep.Examined, f.Faded)
+		}
+	}
+	f.Decay, f.Archive = secs(median(decays)), secs(median(archives))
+	for i := range decays {
+		f.DecayRuns, f.ArchiveRuns = append(f.DecayRuns, secs(decays[i])), append(f.ArchiveRuns, secs(archives[i]))
+	}
+	f.Ratio = ratio(median(decays), median(archives))
+	f.Met = f.Ratio <= f.Target
+	return f, nil
+}

@@ -1,0 +1,83 @@
+package lifecycle_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zenbrain/zb/bench/lifecycle"
+	"github.com/zenbrain/zb/internal/zbtest"
+)
+
+func TestMain(m *testing.M) { zbtest.Main(m) }
+
+func TestConfigValidation(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		cfg  lifecycle.Config
+		want string
+	}{
+		{"no url", lifecycle.Config{}, "AdminURL is required"},
+		{"bad fraction", lifecycle.Config{AdminURL: "postgres://x/y", FadedFraction: 2}, "FadedFraction"},
+		{"NaN fraction", lifecycle.Config{AdminURL: "postgres://x/y", FadedFraction: nan()}, "FadedFraction"},
+		{"tiny size", lifecycle.Config{AdminURL: "postgres://x/y", DecaySizes: []int{10}}, "sizes"},
+		{"per tenant", lifecycle.Config{AdminURL: "postgres://x/y", DerivePerTenant: 501}, "DerivePerTenant"},
+		{"dim", lifecycle.Config{AdminURL: "postgres://x/y", Dim: -3}, "Dim"},
+	}
+	for _, tc := range cases {
+		_, err := lifecycle.Run(context.Background(), &tc.cfg)
+		require.ErrorContains(t, err, tc.want, tc.name)
+	}
+}
+
+func nan() float64 {
+	var z float64
+	return z / z
+}
+
+// A small run measures every figure against its baseline and writes both result files.
+func TestRunSmall(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	res, err := lifecycle.Run(ctx, &lifecycle.Config{AdminURL: zbtest.AdminURL(t), DecaySizes: []int{400},
+		SleepSizes: []int{100, 200}, DeriveTenants: 2, DerivePerTenant: 40, Repeats: 1})
+	require.NoError(t, err)
+
+	require.Len(t, res.Decay, 1)
+	d := res.Decay[0]
+	require.Equal(t, 4, d.Faded, "1% of 400")
+	require.Equal(t, d.Faded, d.Examined, "decay examines exactly the faded memories")
+	require.Equal(t, d.Faded, d.Archived+d.Rescheduled)
+	require.Positive(t, d.Ratio)
+	require.Equal(t, d.Ratio <= lifecycle.DecayTargetRatio, d.Met)
+
+	require.Len(t, res.Sleep, 2)
+	require.InDelta(t, 1, res.Sleep[0].Ratio, 1e-12)
+	require.NotNil(t, res.Sleep[1].Met)
+	require.Equal(t, 200, res.Sleep[1].Episodes, "every stored memory is a recent episode")
+	require.Positive(t, res.Sleep[1].EdgesBefore, "derivation made edges before the sleep")
+
+	require.NotNil(t, res.Derive)
+	require.Equal(t, 80, res.Derive.Memories)
+	require.Positive(t, res.Derive.Mentions)
+	require.InDelta(t, res.Derive.DerivePerSecond/res.Derive.InsertPerSecond, res.Derive.Ratio, 1e-9)
+
+	dir := t.TempDir()
+	require.NoError(t, res.Write(dir))
+	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	require.NoError(t, err)
+	var back lifecycle.Results
+	require.NoError(t, json.Unmarshal(b, &back))
+	require.Equal(t, res.Decay[0].Faded, back.Decay[0].Faded)
+	md, err := os.ReadFile(filepath.Join(dir, "results.md"))
+	require.NoError(t, err)
+	require.True(t, strings.Contains(string(md), "## Derive"))
+}

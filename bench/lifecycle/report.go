@@ -1,0 +1,73 @@
+package lifecycle
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Write stores r as results.json and results.md in dir (created when missing).
+func (r *Results) Write(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "results.json"), append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	var md strings.Builder
+	r.Markdown(&md)
+	return os.WriteFile(filepath.Join(dir, "results.md"), []byte(md.String()), 0o644)
+}
+
+// Markdown writes r as Markdown tables: one per experiment, ratios first, absolute times in
+// seconds after them.
+func (r *Results) Markdown(w io.Writer) {
+	fmt.Fprintf(w, "# Lifecycle benchmarks\n\n")
+	fmt.Fprintf(w, "Run %s (%.0f s) on %s/%s, %d CPUs, PostgreSQL %s. Ratios are measured in the same run; absolute times are for context only.\n\n",
+		r.Started.Format("2006-01-02 15:04 MST"), float64(r.Duration), r.Machine.GoOS, r.Machine.GoArch, r.Machine.CPUs, r.Machine.ServerVersion)
+	if len(r.Decay) > 0 {
+		fmt.Fprintf(w, "## Decay: DecayDue over N memories (1%% faded) vs a plain UPDATE archiving those rows\n\n")
+		fmt.Fprintf(w, "| N | faded | ratio | target | met | decay (s) | archive UPDATE (s) | archived | rescheduled | load (s) |\n")
+		fmt.Fprintf(w, "|---:|---:|---:|---:|:---:|---:|---:|---:|---:|---:|\n")
+		for _, f := range r.Decay {
+			fmt.Fprintf(w, "| %d | %d | %.2f× | ≤ %.0f× | %s | %.4f | %.4f | %d | %d | %.1f |\n", f.N, f.Faded, f.Ratio, f.Target,
+				yes(f.Met), float64(f.Decay), float64(f.Archive), f.Archived, f.Rescheduled, float64(f.Load))
+		}
+		fmt.Fprintln(w)
+	}
+	if len(r.Sleep) > 0 {
+		fmt.Fprintf(w, "## Sleep: one tenant's sleep time by memory count, relative to the smallest\n\n")
+		fmt.Fprintf(w, "| N | ratio | target | met | sleep (s) | episodes | LTP | LTD | new assoc. | pruned | archived | schemas | edges before | setup (s) |\n")
+		fmt.Fprintf(w, "|---:|---:|---:|:---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		for _, f := range r.Sleep {
+			target, met := "", ""
+			if f.Met != nil {
+				target, met = fmt.Sprintf("≤ %.0f×", f.Target), yes(*f.Met)
+			}
+			fmt.Fprintf(w, "| %d | %.2f× | %s | %s | %.3f | %d | %d | %d | %d | %d | %d | %d | %d | %.1f |\n", f.N, f.Ratio, target, met,
+				float64(f.Sleep), f.Episodes, f.LTP, f.LTD, f.NewAssociations, f.Pruned, f.Archived, f.Schemas, f.EdgesBefore, float64(f.Setup))
+		}
+		fmt.Fprintln(w)
+	}
+	if f := r.Derive; f != nil {
+		fmt.Fprintf(w, "## Derive: worker throughput (hash embedder, %d replicas × 1 slot) vs a plain INSERT with precomputed embeddings\n\n", f.Workers)
+		fmt.Fprintf(w, "| memories | tenants | ratio | target | met | derive (s) | derive/s | INSERT (s) | INSERT/s | mentions | edges |\n")
+		fmt.Fprintf(w, "|---:|---:|---:|---:|:---:|---:|---:|---:|---:|---:|---:|\n")
+		fmt.Fprintf(w, "| %d | %d | %.3f× | ≥ %.1f× | %s | %.2f | %.0f | %.3f | %.0f | %d | %d |\n\n", f.Memories, f.Tenants, f.Ratio, f.Target,
+			yes(f.Met), float64(f.Derive), f.DerivePerSecond, float64(f.Insert), f.InsertPerSecond, f.Mentions, f.Edges)
+	}
+}
+
+func yes(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "**no**"
+}

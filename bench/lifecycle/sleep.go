@@ -1,0 +1,107 @@
+package lifecycle
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/zenbrain/zb/coordinator"
+	"github.com/zenbrain/zb/embed"
+	"github.com/zenbrain/zb/jobs"
+)
+
+// SleepFigure is the sleep benchmark at one size.
+type SleepFigure struct {
+	// N is the tenant's memory count (half episodic, half semantic), all derived before the
+	// sleep.
+	N int `json:"n"`
+	// Setup is the time to load and derive the N memories (not part of the figure).
+	Setup Seconds `json:"setup_s"`
+	// Sleep is the time of one Sleep of the tenant.
+	Sleep Seconds `json:"sleep_s"`
+	// Ratio is Sleep over the first size's Sleep (1k by default).
+	Ratio float64 `json:"ratio"`
+	// Target and Met apply to the largest size: Ratio ≤ SleepTargetRatio.
+	Target float64 `json:"target,omitempty"`
+	Met    *bool   `json:"met,omitempty"`
+	// The sleep's report: episodes considered, LTP, LTD, new associations, pruned edges,
+	// archives, schemas, and the tenant's edges before.
+	Episodes        int `json:"episodes"`
+	LTP             int `json:"ltp"`
+	LTD             int `json:"ltd"`
+	NewAssociations int `json:"new_associations"`
+	Pruned          int `json:"pruned"`
+	Archived        int `json:"archived"`
+	Schemas         int `json:"schemas"`
+	EdgesBefore     int `json:"edges_before"`
+}
+
+// benchSleep loads and derives each size in a database of its own, then times one sleep.
+func benchSleep(ctx context.Context, c *Config) ([]SleepFigure, error) {
+	var out []SleepFigure
+	for _, n := range c.SleepSizes {
+		f, err := sleepOne(ctx, c, n)
+		if err != nil {
+			return nil, fmt.Errorf("at %d: %w", n, err)
+		}
+		if len(out) > 0 {
+			f.Ratio = float64(f.Sleep) / float64(out[0].Sleep)
+		} else {
+			f.Ratio = 1
+		}
+		c.Logger.Info("sleep", "n", n, "sleep_s", f.Sleep, "ratio", f.Ratio, "episodes", f.Episodes)
+		out = append(out, *f)
+	}
+	if last := &out[len(out)-1]; len(out) > 1 {
+		met := last.Ratio <= SleepTargetRatio
+		last.Target, last.Met = SleepTargetRatio, &met
+	}
+	return out, nil
+}
+
+func sleepOne(ctx context.Context, c *Config, n int) (*SleepFigure, error) {
+	bdb, err := newDB(ctx, c, 8)
+	if err != nil {
+		return nil, err
+	}
+	defer bdb.drop()
+	emb, err := embed.New(&embed.Config{Dim: c.Dim})
+	if err != nil {
+		return nil, err
+	}
+	co, err := coordinator.New(&coordinator.Config{Pool: bdb.pool, Embedder: emb})
+	if err != nil {
+		return nil, err
+	}
+	tenant := "sleep"
+	r := rand.New(rand.NewPCG(c.Seed, uint64(n)+17))
+	began := time.Now()
+	if _, err := co.StoreBatch(ctx, genItems(r, tenant, n)); err != nil {
+		return nil, err
+	}
+	for {
+		rep, err := co.Derive(ctx, jobs.DeriveArgs{TenantID: tenant, Pending: true, RecheckSupersede: true}, nil)
+		if err != nil {
+			return nil, err
+		}
+		if !rep.More {
+			break
+		}
+	}
+	f := &SleepFigure{N: n, Setup: secs(time.Since(began))}
+	for _, sql := range []string{`DELETE FROM river.river_job`, `VACUUM (ANALYZE)`} {
+		if _, err := bdb.pool.Exec(ctx, sql); err != nil {
+			return nil, err
+		}
+	}
+	t0 := time.Now()
+	rep, err := co.Sleep(ctx, tenant, &coordinator.SleepOpts{Trigger: "benchmark", Seed: int64(c.Seed)}, nil)
+	if err != nil {
+		return nil, err
+	}
+	f.Sleep = secs(time.Since(t0))
+	f.Episodes, f.LTP, f.LTD, f.NewAssociations = rep.Episodes, rep.LTP, rep.LTD, rep.NewAssociations
+	f.Pruned, f.Archived, f.Schemas, f.EdgesBefore = rep.Pruned, rep.Archived, rep.SchemasCreated, rep.EdgesBefore
+	return f, nil
+}

@@ -1,0 +1,155 @@
+package worker_test
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zenbrain/zb/jobs"
+)
+
+// CrashTrialsEnv names the environment variable that sets the number of crash trials of
+// TestProcesses/KilledProcessLeavesNoPartialEffect (default crashTrialsDefault). For a soak
+// run: ZB_CRASH_TRIALS=50 go test ./worker -run 'TestProcesses/Killed' -timeout 2h
+const CrashTrialsEnv = "ZB_CRASH_TRIALS"
+
+const crashTrialsDefault = 1
+
+// A zbworker process killed with SIGKILL while jobs run leaves no partial effect: at the kill,
+// every effect on the database belongs to a completed job; after the stuck jobs are rescued and
+// a new process works the queues, every job completes and the final state equals an
+// uninterrupted single worker's. Odd trials kill during derivation, even ones during sleeps.
+func testCrash(t *testing.T, bin string) {
+	trials := crashTrialsDefault
+	if v := os.Getenv(CrashTrialsEnv); v != "" {
+		n, err := strconv.Atoi(v)
+		require.NoError(t, err, "%s=%q", CrashTrialsEnv, v)
+		require.Positive(t, n)
+		trials = n
+	}
+	wl := workload{Tenants: 6, Single: 20, Batch: 400, Seed: 23}
+	want := runReference(t, bin, wl)
+	for trial := 1; trial <= trials; trial++ {
+		crashTrial(t, bin, wl, want, trial)
+	}
+}
+
+func crashTrial(t *testing.T, bin string, wl workload, want map[string]int64, trial int) {
+	ctx := context.Background()
+	w := newWorld(t)
+	wl.load(t, w)
+	duringSleep := trial%2 == 0
+	name := "crash-" + strconv.Itoa(trial)
+	p := startProc(t, bin, w.url, name)
+	kind := jobs.KindDerive
+	if duringSleep {
+		waitDrained(t, w, 3*time.Minute)
+		enqueueSleeps(t, w, wl.Tenants, 1)
+		kind = jobs.KindSleep
+	}
+	// Kill once some jobs of the kind completed and others run (the threshold varies by trial).
+	minDone := 1 + (trial*5)%(wl.Tenants+wl.Tenants*wl.Single/2)
+	if duringSleep {
+		minDone = (trial / 2) % 3
+	}
+	var running []int64
+	waitFor(t, 3*time.Minute, "jobs in flight", func() bool {
+		var done int
+		require.NoError(t, w.pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE state = 'completed') FROM river.river_job WHERE kind = $1`, kind).Scan(&done))
+		if done < minDone {
+			return false
+		}
+		// A derive trial waits for a pending-sweep job (hundreds of memories, seconds of work),
+		// so the kill lands inside it rather than between two short jobs.
+		rows, err := w.pool.Query(ctx, `SELECT id FROM river.river_job WHERE kind = $1 AND state = 'running'
+			AND ($2 OR (args->>'pending')::boolean) ORDER BY id`, kind, duringSleep)
+		require.NoError(t, err)
+		running = running[:0]
+		for rows.Next() {
+			var id int64
+			require.NoError(t, rows.Scan(&id))
+			running = append(running, id)
+		}
+		require.NoError(t, rows.Err())
+		return len(running) > 0
+	})
+	p.stop(syscall.SIGKILL, 30*time.Second)
+	requireNoWorkerConnections(t, w)
+
+	// No partial effect: derivation effects only on derived memories, a sleep_run only for a
+	// completed sleep job.
+	var orphanMentions, orphanReviews, sleepRuns, sleepsDone, stillRunning int
+	require.NoError(t, w.pool.QueryRow(ctx, `SELECT
+		(SELECT count(*) FROM zb.mention n JOIN zb.memory m ON m.tenant_id = n.tenant_id AND m.id = n.memory_id WHERE m.derived_at IS NULL),
+		(SELECT count(*) FROM zb.review_state r JOIN zb.memory m ON m.tenant_id = r.tenant_id AND m.id = r.memory_id WHERE m.derived_at IS NULL),
+		(SELECT count(*) FROM zb.sleep_run),
+		(SELECT count(*) FROM river.river_job WHERE kind = $1 AND state = 'completed'),
+		(SELECT count(*) FROM river.river_job WHERE state = 'running')`, jobs.KindSleep).
+		Scan(&orphanMentions, &orphanReviews, &sleepRuns, &sleepsDone, &stillRunning))
+	require.Zero(t, orphanMentions, "trial %d: mentions of underived memories", trial)
+	require.Zero(t, orphanReviews, "trial %d: review states of underived memories", trial)
+	require.Equal(t, sleepsDone, sleepRuns, "trial %d: one sleep_run per completed sleep job, none for the killed ones", trial)
+	// The jobs still running now are the killed ones (a job seen running above may have
+	// completed before the kill landed). River rescues a job left running by a dead process only
+	// after RescueStuckJobsAfter, which worker.Config does not expose: with JobTimeout 10 min it
+	// defaults to JobTimeout + 1 h. The test does the rescuer's work (running → available)
+	// instead of waiting 70 minutes.
+	killed := runningIDs(t, w)
+	require.Len(t, killed, stillRunning)
+	if !duringSleep {
+		require.NotEmpty(t, killed, "trial %d: the kill interrupted a derivation", trial)
+	}
+	running = killed
+	_, err := w.pool.Exec(ctx, `UPDATE river.river_job SET state = 'available', scheduled_at = now()
+		WHERE state = 'running'`)
+	require.NoError(t, err)
+
+	p2 := startProc(t, bin, w.url, name+"-restart")
+	waitDrained(t, w, 3*time.Minute)
+	if !duringSleep {
+		enqueueSleeps(t, w, wl.Tenants, 1)
+		waitDrained(t, w, 3*time.Minute)
+	}
+	p2.stop(syscall.SIGTERM, 60*time.Second)
+	require.NoError(t, p2.err, "trial %d: restarted worker exits cleanly", trial)
+	requireNoWorkerConnections(t, w)
+
+	var notCompleted, rescuedOK, retriedOther int
+	require.NoError(t, w.pool.QueryRow(ctx, `SELECT
+		count(*) FILTER (WHERE state <> 'completed'),
+		count(*) FILTER (WHERE id = ANY ($1) AND attempt = 2),
+		count(*) FILTER (WHERE NOT id = ANY ($1) AND attempt <> 1)
+		FROM river.river_job`, running).Scan(&notCompleted, &rescuedOK, &retriedOther))
+	require.Zero(t, notCompleted, "trial %d: every job completed", trial)
+	require.Equal(t, len(running), rescuedOK, "trial %d: each killed job ran once more", trial)
+	require.Zero(t, retriedOther, "trial %d: no other job ran twice", trial)
+	got := snapshot(t, w)
+	for _, k := range keys(want) {
+		require.Equal(t, want[k], got[k], "trial %d: %s after a crash vs uninterrupted (all: %v vs %v)", trial, k, got, want)
+	}
+	for _, k := range keys(got) {
+		_, ok := want[k]
+		require.True(t, ok, "trial %d: %s appears only after a crash (%d)", trial, k, got[k])
+	}
+	t.Logf("trial %d (%s): killed with %d %s job(s) running; final state equals the uninterrupted run", trial,
+		map[bool]string{true: "sleep", false: "derive"}[duringSleep], len(running), kind)
+}
+
+func runningIDs(t *testing.T, w *world) []int64 {
+	t.Helper()
+	rows, err := w.pool.Query(context.Background(), `SELECT id FROM river.river_job WHERE state = 'running' ORDER BY id`)
+	require.NoError(t, err)
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		require.NoError(t, rows.Scan(&id))
+		ids = append(ids, id)
+	}
+	require.NoError(t, rows.Err())
+	return ids
+}
