@@ -131,7 +131,7 @@ Environment:
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().BoolVar(&a.json, "json", false, "print machine-readable JSON")
-	root.AddCommand(a.devCmd(), a.migrateCmd(), a.storeCmd(), a.recallCmd(), a.statsCmd(), a.demoCmd(), a.mcpCmd(), a.benchCmd())
+	root.AddCommand(a.devCmd(), a.migrateCmd(), a.storeCmd(), a.recallCmd(), a.statsCmd(), a.demoCmd(), a.mcpCmd(), a.benchCmd(), a.algorithmsCmd(), a.forgetCmd())
 	return root
 }
 
