@@ -15,7 +15,10 @@ export PATH := $(BIN):$(PATH)
 FUZZ_TARGETS := \
 	./algorithms/textproc:FuzzTokens \
 	./algorithms/retrieval:FuzzClassify \
-	./algorithms/emotion:FuzzTag
+	./algorithms/emotion:FuzzTag \
+	./integration/reliability:FuzzStore \
+	./integration/reliability:FuzzRecall \
+	./integration/reliability:FuzzImport
 
 .PHONY: help
 help: ## Show this help

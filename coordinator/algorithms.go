@@ -51,7 +51,7 @@ func (c *Coordinator) Algorithms(ctx context.Context, tenant string) ([]Algorith
 	if err := checkTenant(tenant); err != nil {
 		return nil, err
 	}
-	sw, err := c.switches(ctx, c.q, tenant)
+	sw, err := tenantRead(ctx, c, tenant, func(q *db.Queries) (switchSet, error) { return c.switches(ctx, q, tenant) })
 	if err != nil {
 		return nil, interpretError("listing algorithm switches", err)
 	}
@@ -75,8 +75,11 @@ func (c *Coordinator) SetAlgorithm(ctx context.Context, tenant, id string, enabl
 		}
 		return fmt.Errorf("%w: unknown algorithm %q (known: %v)", ErrInvalidInput, truncate(id, 60), ids)
 	}
+	if err := c.gateAlgorithm(ctx, tenant, id, enabled); err != nil {
+		return err
+	}
 	now := c.clock.Now()
-	err := pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
+	err := c.beginTenant(ctx, tenant, func(tx pgx.Tx) error {
 		q := c.q.WithTx(tx)
 		if err := q.TenantEnsure(ctx, db.TenantEnsureParams{ID: tenant, Name: tenant}); err != nil {
 			return err

@@ -88,7 +88,7 @@ func (c *Coordinator) StoreBatch(ctx context.Context, items []StoreInput) (int64
 		return 0, err
 	}
 	var n int64
-	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+	err = c.beginTenantOn(ctx, conn, soleTenant(tenantList), func(tx pgx.Tx) error {
 		q := c.q.WithTx(tx)
 		for _, t := range tenantList {
 			if err := q.TenantEnsure(ctx, db.TenantEnsureParams{ID: t}); err != nil {
@@ -101,7 +101,7 @@ func (c *Coordinator) StoreBatch(ctx context.Context, items []StoreInput) (int64
 			}
 		}
 		var err error
-		if n, err = q.MemoryInsertMany(ctx, rows); err != nil {
+		if n, err = insertMemories(ctx, q, rows); err != nil {
 			return err
 		}
 		for _, t := range tenantList {

@@ -63,13 +63,15 @@ func (c *Coordinator) Context(ctx context.Context, tenant string, session *uuid.
 	if err := checkTenant(tenant); err != nil {
 		return nil, err
 	}
-	core, err := c.q.MemoryListCore(ctx, tenant)
+	core, err := tenantRead(ctx, c, tenant, func(q *db.Queries) ([]db.MemoryListCoreRow, error) { return q.MemoryListCore(ctx, tenant) })
 	if err != nil {
 		return nil, interpretError("listing core memories", err)
 	}
 	var working []db.WorkingSlotListWithMemoryRow
 	if session != nil {
-		if working, err = c.q.WorkingSlotListWithMemory(ctx, db.WorkingSlotListWithMemoryParams{TenantID: tenant, SessionID: *session}); err != nil {
+		if working, err = tenantRead(ctx, c, tenant, func(q *db.Queries) ([]db.WorkingSlotListWithMemoryRow, error) {
+			return q.WorkingSlotListWithMemory(ctx, db.WorkingSlotListWithMemoryParams{TenantID: tenant, SessionID: *session})
+		}); err != nil {
 			return nil, interpretError("listing working memory", err)
 		}
 	}

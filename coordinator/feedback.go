@@ -43,7 +43,7 @@ func (c *Coordinator) Feedback(ctx context.Context, tenant string, memoryID int6
 		reward = 1
 	}
 	res := &FeedbackResult{}
-	err := pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
+	err := c.beginTenant(ctx, tenant, func(tx pgx.Tx) error {
 		q := c.q.WithTx(tx)
 		row, err := q.FeedbackMemoryUpdate(ctx, db.FeedbackMemoryUpdateParams{
 			Alpha: FeedbackAlphaDefault, Reward: reward, Used: used, Now: now, TenantID: tenant, ID: memoryID,
@@ -57,6 +57,9 @@ func (c *Coordinator) Feedback(ctx context.Context, tenant string, memoryID int6
 			return err
 		}
 		res.RecallMarked = n > 0
+		if err := c.neuroOnFeedback(ctx, q, tenant, memoryID, used, now); err != nil {
+			return err
+		}
 		return c.audit(ctx, q, tenant, "memory.feedback", &memoryID, now, map[string]any{"used": used})
 	})
 	if err != nil {
@@ -65,36 +68,15 @@ func (c *Coordinator) Feedback(ctx context.Context, tenant string, memoryID int6
 	return res, nil
 }
 
-// Forget removes one memory of a tenant with everything that hangs off it (review state, triple
-// copies, mentions, lability windows, links, reconsolidation snapshots) and writes an audit
-// event without its content. It reports whether the memory existed. Entities and edges left
-// without support and derived memories are handled by the erase of the governance layer.
+// Forget erases one memory of a tenant with everything derived from it: Erase with
+// ScopeMemory, the same erase as the SQL API's zb.forget (a tombstone with status erased and no
+// content; see Erase). It reports whether the tenant had the memory, not yet erased.
 func (c *Coordinator) Forget(ctx context.Context, tenant string, memoryID int64) (bool, error) {
-	if err := checkTenant(tenant); err != nil {
+	rep, err := c.Erase(ctx, tenant, ScopeMemory(memoryID), nil)
+	if err != nil {
 		return false, err
 	}
-	if memoryID <= 0 {
-		return false, fmt.Errorf("%w: memory id must be positive, got %d", ErrInvalidInput, memoryID)
-	}
-	now := c.clock.Now()
-	found := false
-	err := pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
-		q := c.q.WithTx(tx)
-		row, err := q.MemoryDelete(ctx, db.MemoryDeleteParams{TenantID: tenant, ID: memoryID})
-		if isNoRows(err) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		found = true
-		return c.audit(ctx, q, tenant, "memory.erase", &memoryID, now,
-			map[string]any{"layer": row.Layer, "content_bytes": row.ContentLength})
-	})
-	if err != nil {
-		return false, interpretError(fmt.Sprintf("forgetting memory %d", memoryID), err)
-	}
-	return found, nil
+	return rep.Memories > 0, nil
 }
 
 // CoreMemory is one core (identity) memory.
@@ -109,7 +91,7 @@ func (c *Coordinator) CoreMemories(ctx context.Context, tenant string) ([]CoreMe
 	if err := checkTenant(tenant); err != nil {
 		return nil, err
 	}
-	rows, err := c.q.MemoryListCore(ctx, tenant)
+	rows, err := tenantRead(ctx, c, tenant, func(q *db.Queries) ([]db.MemoryListCoreRow, error) { return q.MemoryListCore(ctx, tenant) })
 	if err != nil {
 		return nil, interpretError("listing core memories", err)
 	}

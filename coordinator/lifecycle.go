@@ -43,7 +43,7 @@ const (
 
 // lifecycleTx runs fn in one transaction, then hook, then commits. Any error rolls back.
 func (c *Coordinator) lifecycleTx(ctx context.Context, tenant string, hook TxHook, fn func(tx pgx.Tx, q *db.Queries) error) error {
-	return pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
+	return c.beginTenant(ctx, tenant, func(tx pgx.Tx) error {
 		q := c.q.WithTx(tx)
 		// Lifecycle writes of one tenant serialize on a transaction-level advisory lock: derive,
 		// propagate, decay, review, consolidate, sleep and rollback touch overlapping rows

@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -62,6 +63,13 @@ type DecayReport struct {
 // importance-gated decay written (w·exp(−r/(1 + 0.1·I)·Δt)) and those below 0.05 are pruned
 // [two_factor_hebbian]. A tenant with decay switched off [decay] is left alone. Everything and
 // hook commit in one transaction; a second call at the same time finds nothing to do.
+//
+// The cost grows with the faded rows, not with the tenant: one statement locks and reads the
+// faded rows (with, per row, one probe of the source_ids GIN index for "carried" and the count of
+// its mentions), one writes every decision (archives with their review states, new fade times),
+// and two more read and write the edges of the examined memories' entities (only when they
+// mention any). DecayDue also writes the tenant's neuromodulator state at now from its recent
+// events (the periodic neuromodulator tick; see Neuromodulator), whether decay is on or not.
 func (c *Coordinator) DecayDue(ctx context.Context, tenant string, limit int, hook TxHook) (*DecayReport, error) {
 	if err := checkTenant(tenant); err != nil {
 		return nil, err
@@ -73,8 +81,15 @@ func (c *Coordinator) DecayDue(ctx context.Context, tenant string, limit int, ho
 	now := c.clock.Now()
 	rep := &DecayReport{Archived: []int64{}}
 	err = c.lifecycleTx(ctx, tenant, hook, func(tx pgx.Tx, q *db.Queries) error {
-		sw, err := c.switches(ctx, q, tenant)
+		if err := c.retainInTx(ctx, q, tenant); err != nil {
+			return err
+		}
+		sw, neuro, err := c.lifecyclePreamble(ctx, q, tenant, now)
 		if err != nil {
+			return err
+		}
+		// The neuromodulator tick: the state at now from the tenant's recent events.
+		if err := c.neuroRecord(ctx, q, tenant, sw, now, nil, neuro); err != nil {
 			return err
 		}
 		if !sw.enabled("decay") {
@@ -89,35 +104,17 @@ func (c *Coordinator) DecayDue(ctx context.Context, tenant string, limit int, ho
 		if len(rows) == 0 {
 			return nil
 		}
-		ids := make([]int64, len(rows))
-		for i, r := range rows {
-			ids[i] = r.ID
-		}
-		carriedIDs, err := q.LcCarried(ctx, db.LcCarriedParams{TenantID: tenant, Ids: ids})
-		if err != nil {
-			return err
-		}
-		counts, err := q.LcMentionCounts(ctx, db.LcMentionCountsParams{TenantID: tenant, MemoryIds: ids})
-		if err != nil {
-			return err
-		}
-		nEnt := map[int64]int{}
-		for _, cn := range counts {
-			nEnt[cn.MemoryID] = int(cn.N)
-		}
 		var recent []float64
-		if sw.enabled("ib_budget") {
-			v, err := q.LcRecentContext(ctx, db.LcRecentContextParams{TenantID: tenant, K: RecentContextRecalls})
-			if err != nil {
-				return err
-			}
-			recent = f64(v)
-		}
-		var archive, fadeIDs []int64
-		var fades []time.Time
+		recentRead := false
+		var ap db.LcDecayApplyParams
+		var archive, touched []int64
 		for _, r := range rows {
+			if r.Entities > 0 {
+				touched = append(touched, r.ID)
+			}
 			if r.Stability == nil || r.Layer == db.ZbMemoryLayerCore {
-				fadeIDs, fades = append(fadeIDs, r.ID), append(fades, time.Time{})
+				ap.Ids, ap.Archive = append(ap.Ids, r.ID), append(ap.Archive, false)
+				ap.FadeNull, ap.FadeAts = append(ap.FadeNull, true), append(ap.FadeAts, now)
 				continue
 			}
 			tr, ok := lcTrace(r.Layer, r.Stability, r.Valence, r.Arousal, r.Significance, r.LastAccessedAt)
@@ -126,14 +123,24 @@ func (c *Coordinator) DecayDue(ctx context.Context, tenant string, limit int, ho
 			}
 			R, _ := tr.Retrievability(now)
 			if R < forgetting.ArchiveThreshold {
-				if slices.Contains(carriedIDs, r.ID) {
+				if r.Carried {
 					archive = append(archive, r.ID)
+					ap.Ids, ap.Archive = append(ap.Ids, r.ID), append(ap.Archive, true)
+					ap.FadeNull, ap.FadeAts = append(ap.FadeNull, false), append(ap.FadeAts, now)
 					rep.ArchivedCarried++
 					continue
 				}
 				// A memory that carries consolidated sources is where their content lives; the
 				// budget never archives it, or forgetting would lose knowledge (DESIGN.md §6).
 				if sw.enabled("ib_budget") && r.Carries == 0 {
+					// The recent recall context only matters for an embedded memory.
+					if !recentRead && r.Embedding != nil {
+						v, err := q.LcRecentContext(ctx, db.LcRecentContextParams{TenantID: tenant, K: RecentContextRecalls})
+						if err != nil {
+							return err
+						}
+						recent, recentRead = f64(v), true
+					}
 					variance := budget.EmbeddingVarianceUnknown
 					if r.Embedding != nil && recent != nil {
 						if v, err := budget.EmbeddingVariance(f64(r.Embedding.Slice()), [][]float64{recent}); err == nil {
@@ -142,32 +149,32 @@ func (c *Coordinator) DecayDue(ctx context.Context, tenant string, limit int, ho
 					}
 					dec, err := budget.Decide(budget.Item{Context: r.Context, Retrievals: int(r.AccessCount),
 						Confidence: lcClamp(r.Confidence, 0, 1), DaysSinceAccess: budget.DaysSince(r.LastAccessedAt, now),
-						Length: utf8.RuneCountInString(r.Content), Entities: nEnt[r.ID], EmbeddingVariance: variance}, nil)
+						Length: utf8.RuneCountInString(r.Content), Entities: int(r.Entities), EmbeddingVariance: variance}, nil)
 					if err == nil && dec.Action == budget.ActionCompress {
 						archive = append(archive, r.ID)
+						ap.Ids, ap.Archive = append(ap.Ids, r.ID), append(ap.Archive, true)
+						ap.FadeNull, ap.FadeAts = append(ap.FadeNull, false), append(ap.FadeAts, now)
 						rep.ArchivedBudget++
 						continue
 					}
 				}
 			}
-			fadeIDs, fades = append(fadeIDs, r.ID), append(fades, nextCrossing(tr, now))
+			ap.Ids, ap.Archive = append(ap.Ids, r.ID), append(ap.Archive, false)
+			ap.FadeNull, ap.FadeAts = append(ap.FadeNull, false), append(ap.FadeAts, nextCrossing(tr, now))
 		}
-		if len(archive) > 0 {
-			if _, err := q.LcArchive(ctx, db.LcArchiveParams{TenantID: tenant, Ids: archive, Now: now}); err != nil {
+		if len(ap.Ids) > 0 {
+			ap.TenantID, ap.Now, ap.ArchiveIds = tenant, now, nonNil(archive)
+			n, err := q.LcDecayApply(ctx, ap)
+			if err != nil {
 				return err
 			}
-			rep.Archived = archive
-		}
-		if len(fadeIDs) > 0 {
-			// A zero time clears fade_at (core memories).
-			p := db.LcSetFadeAtParams{TenantID: tenant, Ids: fadeIDs, FadeAts: fades}
-			if err := c.setFadeAt(ctx, q, p); err != nil {
-				return err
+			if int(n.Archived) != len(archive) {
+				return fmt.Errorf("decay archived %d of %d locked memories", n.Archived, len(archive))
 			}
-			rep.Rescheduled = len(fadeIDs)
+			rep.Archived, rep.Rescheduled = archive, int(n.Rescheduled)
 		}
-		if sw.enabled("two_factor_hebbian") {
-			if err := c.decayEdges(ctx, q, tenant, ids, now, rep); err != nil {
+		if sw.enabled("two_factor_hebbian") && len(touched) > 0 {
+			if err := c.decayEdges(ctx, q, tenant, touched, now, rep); err != nil {
 				return err
 			}
 		}
@@ -181,34 +188,6 @@ func (c *Coordinator) DecayDue(ctx context.Context, tenant string, limit int, ho
 		return nil, interpretError("decaying memories", err)
 	}
 	return rep, nil
-}
-
-// setFadeAt writes fade times; zero times become NULL.
-func (c *Coordinator) setFadeAt(ctx context.Context, q *db.Queries, p db.LcSetFadeAtParams) error {
-	var clear []int64
-	var ids []int64
-	var fades []time.Time
-	for i, f := range p.FadeAts {
-		if f.IsZero() {
-			clear = append(clear, p.Ids[i])
-		} else {
-			ids, fades = append(ids, p.Ids[i]), append(fades, f)
-		}
-	}
-	if len(ids) > 0 {
-		if err := q.LcSetFadeAt(ctx, db.LcSetFadeAtParams{TenantID: p.TenantID, Ids: ids, FadeAts: fades}); err != nil {
-			return err
-		}
-	}
-	if len(clear) > 0 {
-		// Core memories: no fade time. LcSetStability cannot write NULL; use a tiny update.
-		for _, id := range clear {
-			if err := q.LcMemoryClearFade(ctx, db.LcMemoryClearFadeParams{TenantID: p.TenantID, ID: id}); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // nextCrossing returns the next time after now at which R of tr crosses the archive threshold
@@ -263,18 +242,13 @@ func (c *Coordinator) decayEdges(ctx context.Context, q *db.Queries, tenant stri
 			upd, ws, ats = append(upd, e.ID), append(ws, w), append(ats, now)
 		}
 	}
-	if len(upd) > 0 {
-		if err := q.LcEdgeSetWeights(ctx, db.LcEdgeSetWeightsParams{TenantID: tenant, Ids: upd, Weights: ws, ActivatedAt: ats}); err != nil {
-			return err
-		}
-		rep.EdgesDecayed = len(upd)
-	}
-	if len(prune) > 0 {
-		n, err := q.LcEdgeDelete(ctx, db.LcEdgeDeleteParams{TenantID: tenant, Ids: prune})
+	if len(upd) > 0 || len(prune) > 0 {
+		n, err := q.LcEdgeDecayApply(ctx, db.LcEdgeDecayApplyParams{TenantID: tenant, Ids: nonNil(upd), Weights: nonNil(ws),
+			ActivatedAt: nonNil(ats), PruneIds: nonNil(prune)})
 		if err != nil {
 			return err
 		}
-		rep.EdgesPruned = int(n)
+		rep.EdgesDecayed, rep.EdgesPruned = int(n.Decayed), int(n.Pruned)
 	}
 	return nil
 }

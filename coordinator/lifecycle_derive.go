@@ -1,10 +1,11 @@
 package coordinator
 
 import (
+	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -80,8 +81,8 @@ type DeriveReport struct {
 // only when its switch is on (zb.algorithm_switch; a missing row means on):
 //
 //   - the embedding when missing, BM25 terms when missing (plain SQL rows), emotional tags
-//     when the row has the neutral defaults (and then its priority and fade time), the fade time
-//     when missing;
+//     when the row has the neutral defaults (and then its priority, with the tenant's
+//     neuromodulator levels [neuromodulator], and fade time), the fade time when missing;
 //   - entities and mentions (ExtractEntities) and co_occurs edges between the entities of the
 //     memory (hebbian.Model.Activate, tag 1, activation 1) [two_factor_hebbian];
 //   - fast and medium triple copies when missing (StoreBatch rows) [triple_copy];
@@ -104,9 +105,21 @@ type DeriveReport struct {
 //     with neuromodulator levels [neuromodulator] and the StabilityProtector gate
 //     [stability_protector], and recorded in zb.reconsolidation_event with a snapshot that
 //     Rollback restores exactly [reconsolidation]. An edited memory loses its embedding and is
-//     re-derived (a derive job is enqueued) so its embedding follows its content.
+//     re-derived (a derive job is enqueued) so its embedding follows its content;
+//   - neuromodulator events [neuromodulator]: one novelty event per call (the mean over its
+//     semantic and episodic memories of 1 − the best cosine to a stored semantic fact), a
+//     prediction error per contradiction and per reconsolidation that changed or added a memory,
+//     a confirmation per confirming one; the tenant's state is then written (see Neuromodulator).
 //
-// All effects and hook commit in one transaction.
+// The writes are set-based: one UPDATE for every memory's derived columns, one statement each
+// for the triple copies, the entities (resolved or created), the mentions, the co_occurs edges
+// (activated in memory order, so a pair in two memories is activated twice) and the review
+// states, and one statement with one HNSW search per memory for the contradiction candidates;
+// the checks that rarely write (supersession, contradictions, reconsolidation) then run memory by
+// memory in id order, reading their candidates again once an earlier memory changed stored
+// facts. The result equals deriving the memories one call each in id order (a memory does not
+// see the embeddings this call writes for later memories), except that the neuromodulator levels
+// are those at the start of the call. All effects and hook commit in one transaction.
 func (c *Coordinator) Derive(ctx context.Context, args jobs.DeriveArgs, hook TxHook) (*DeriveReport, error) {
 	if err := checkTenant(args.TenantID); err != nil {
 		return nil, err
@@ -184,7 +197,7 @@ func (c *Coordinator) Derive(ctx context.Context, args jobs.DeriveArgs, hook TxH
 		return nil, err
 	}
 	err = c.lifecycleTx(ctx, tenant, hook, func(tx pgx.Tx, q *db.Queries) error {
-		sw, err := c.switches(ctx, q, tenant)
+		sw, neuro, err := c.lifecyclePreamble(ctx, q, tenant, now)
 		if err != nil {
 			return err
 		}
@@ -193,8 +206,11 @@ func (c *Coordinator) Derive(ctx context.Context, args jobs.DeriveArgs, hook TxH
 			return err
 		}
 		d := &deriver{c: c, ctx: ctx, tx: tx, q: q, sw: sw, now: now, tenant: tenant, rep: rep,
-			firstInterval: firstInterval, entities: map[int64]bool{}, propagate: map[int64]bool{}}
+			firstInterval: firstInterval, entities: map[int64]bool{}, propagate: map[int64]bool{},
+			pos: map[int64]int{}, fresh: map[int64]bool{}, neuro: neuro}
 		var erased []int64
+		var live []*db.ZbMemory
+		fresh := map[int64][]float32{}
 		for i := range rows {
 			m := &rows[i]
 			if m.Status == db.ZbMemoryStatusErased {
@@ -205,12 +221,15 @@ func (c *Coordinator) Derive(ctx context.Context, args jobs.DeriveArgs, hook TxH
 			if m.Embedding == nil && emb != nil && !m.UpdatedAt.Equal(readAt[m.ID]) {
 				continue // changed since it was embedded: the next call embeds it again
 			}
-			if m.Embedding != nil {
-				emb = nil
+			if m.Embedding == nil && emb != nil {
+				fresh[m.ID] = emb
 			}
-			if err := d.derive(m, emb, args.RecheckSupersede); err != nil {
-				return fmt.Errorf("memory %d: %w", m.ID, err)
-			}
+			live = append(live, m)
+		}
+		if err := d.deriveBatch(live, fresh, args.RecheckSupersede); err != nil {
+			return err
+		}
+		for _, m := range live {
 			rep.Derived = append(rep.Derived, m.ID)
 		}
 		if len(erased) > 0 {
@@ -231,7 +250,7 @@ func (c *Coordinator) Derive(ctx context.Context, args jobs.DeriveArgs, hook TxH
 				return fmt.Errorf("error enqueuing propagation: %w", err)
 			}
 		}
-		return nil
+		return c.neuroRecord(ctx, q, tenant, sw, now, d.events, neuro)
 	})
 	if err != nil {
 		return nil, interpretError("deriving memories", err)
@@ -266,168 +285,378 @@ type deriver struct {
 	firstInterval time.Duration
 	entities      map[int64]bool
 	propagate     map[int64]bool
+	// pos is each memory's position in the batch; fresh marks the memories whose embedding this
+	// call wrote (a memory later in the batch with a fresh embedding is not yet visible to an
+	// earlier one's contradiction search, as if they were derived one after the other).
+	pos   map[int64]int
+	fresh map[int64]bool
+	// dirty reports that a contradiction, supersession or reconsolidation changed stored facts:
+	// the prefetched contradiction candidates of later memories are stale and read again.
+	dirty bool
+	// neuro holds the tenant's recent neuromodulator events (levels at any time of the batch);
+	// events collects the events of this call [neuromodulator].
+	neuro  *neuroLog
+	events []neuroEvent
 }
 
-func (d *deriver) derive(m *db.ZbMemory, emb []float32, recheck bool) error {
+// deriveBatch derives the locked memories ms (in id order; embs holds the embeddings computed for
+// those without one) with set-based statements — one UPDATE for every row's derived columns, one
+// statement each for the triple copies, the entities, the mentions, the co_occurs edges and the
+// review states, one HNSW search per memory in one statement for the contradiction candidates —
+// and then runs the per-memory checks that rarely write (supersession, contradictions and
+// debates, reconsolidation) in id order, as Derive documents.
+func (d *deriver) deriveBatch(ms []*db.ZbMemory, embs map[int64][]float32, recheck bool) error {
+	if len(ms) == 0 {
+		return nil
+	}
 	ctx, q, c := d.ctx, d.q, d.c
-	w := db.LcDeriveWriteParams{TenantID: d.tenant, ID: m.ID, Now: d.now, Terms: nonNil(m.Terms), TermCount: m.TermCount,
-		Valence: m.Valence, Arousal: m.Arousal, Significance: m.Significance, Priority: m.Priority, FadeAt: m.FadeAt}
-	vec := []float32(nil)
-	if m.Embedding != nil {
-		vec = m.Embedding.Slice()
+	levels := pma.BaselineLevels()
+	if d.sw.enabled("neuromodulator") {
+		levels = d.neuro.levelsAt(d.now)
 	}
-	if emb != nil && c.cfg.Embedder != nil {
-		w.Embedding, w.EmbeddingModel = toVector(emb), strPtr(c.cfg.Embedder.Model())
-		vec = emb
-		d.rep.Embedded++
+	w := db.LcDeriveWriteManyParams{TenantID: d.tenant, Now: d.now, Embeddings: []float32{}, Terms: []string{}}
+	if c.cfg.Embedder != nil {
+		w.EmbeddingModel = c.cfg.Embedder.Model()
 	}
-	if m.TermCount == 0 {
-		terms := textproc.Terms(m.Content, textproc.DetectLang(m.Content))
-		w.Terms, w.TermCount = nonNil(terms), int32(len(terms))
-		d.rep.Terms++
-	}
-	retrace := m.FadeAt == nil
-	if m.Valence == 0 && m.Arousal == 0 && m.Significance == 0 {
-		if tag, err := c.tagger.Tag(m.Content); err == nil && (tag.Valence != 0 || tag.Arousal != 0 || tag.Significance != 0) {
-			w.Valence, w.Arousal, w.Significance = float32(tag.Valence), float32(tag.Arousal), float32(tag.Significance)
-			if pr, err := c.priority.Score(pma.PriorityInput{Salience: tag.Arousal, Valence: tag.Valence,
-				Relevance: float64(m.Importance), Goal: tag.Significance}, pma.BaselineLevels()); err == nil {
-				w.Priority = float32(pr.Score)
+	hasVec := map[int64]bool{}
+	for i, m := range ms {
+		d.pos[m.ID] = i
+		emb := embs[m.ID]
+		w.Ids = append(w.Ids, m.ID)
+		has := emb != nil && c.cfg.Embedder != nil
+		w.HasEmbedding, w.EmbOffsets = append(w.HasEmbedding, has), append(w.EmbOffsets, int32(len(w.Embeddings)))
+		if has {
+			w.Dim = int32(len(emb))
+			w.Embeddings = append(w.Embeddings, emb...)
+			d.fresh[m.ID] = true
+			d.rep.Embedded++
+		}
+		hasVec[m.ID] = has || m.Embedding != nil
+		setTerms := m.TermCount == 0
+		w.SetTerms, w.TermOffsets = append(w.SetTerms, setTerms), append(w.TermOffsets, int32(len(w.Terms)))
+		count := int32(0)
+		if setTerms {
+			terms := textproc.Terms(m.Content, textproc.DetectLang(m.Content))
+			w.Terms, count = append(w.Terms, terms...), int32(len(terms))
+			d.rep.Terms++
+		}
+		w.TermCounts = append(w.TermCounts, count)
+		val, aro, sig, pri, fade := m.Valence, m.Arousal, m.Significance, m.Priority, m.FadeAt
+		retrace := m.FadeAt == nil
+		if m.Valence == 0 && m.Arousal == 0 && m.Significance == 0 {
+			if tag, err := c.tagger.Tag(m.Content); err == nil && (tag.Valence != 0 || tag.Arousal != 0 || tag.Significance != 0) {
+				val, aro, sig = float32(tag.Valence), float32(tag.Arousal), float32(tag.Significance)
+				if pr, err := c.priority.Score(pma.PriorityInput{Salience: tag.Arousal, Valence: tag.Valence,
+					Relevance: float64(m.Importance), Goal: tag.Significance}, levels); err == nil {
+					pri = float32(pr.Score)
+				}
+				d.rep.Tagged++
+				retrace = true
 			}
-			d.rep.Tagged++
-			retrace = true
+		}
+		if retrace && m.Layer != db.ZbMemoryLayerCore {
+			if tr, ok := lcTrace(m.Layer, m.Stability, val, aro, sig, m.LastAccessedAt); ok {
+				fade = lcFadeAt(tr)
+			}
+		}
+		w.Valences, w.Arousals, w.Significances = append(w.Valences, val), append(w.Arousals, aro), append(w.Significances, sig)
+		w.Priorities, w.FadeNull = append(w.Priorities, pri), append(w.FadeNull, fade == nil)
+		if fade != nil {
+			w.FadeAts = append(w.FadeAts, *fade)
+		} else {
+			w.FadeAts = append(w.FadeAts, d.now)
 		}
 	}
-	if retrace && m.Layer != db.ZbMemoryLayerCore {
-		if tr, ok := lcTrace(m.Layer, m.Stability, w.Valence, w.Arousal, w.Significance, m.LastAccessedAt); ok {
-			w.FadeAt = lcFadeAt(tr)
-		}
-	}
-	if err := q.LcDeriveWrite(ctx, w); err != nil {
+	if _, err := q.LcDeriveWriteMany(ctx, w); err != nil {
 		return err
 	}
 
 	if d.sw.enabled("triple_copy") {
-		tc, err := c.triple.Store(fmt.Sprint(m.ID), lcClamp(float64(w.Priority), 0.01, 1), m.CreatedAt)
-		if err != nil {
-			return err
-		}
 		cfg := (&pma.TripleCopyConfig{}).WithDefaults()
-		n, err := q.LcTripleCopyEnsure(ctx, db.LcTripleCopyEnsureParams{TenantID: d.tenant, MemoryID: m.ID,
-			Copies: []string{"fast", "medium"}, Strengths: []float64{tc.FastStrength, tc.MediumStrength},
-			Taus: []float64{cfg.TauFast.Seconds(), cfg.TauMedium.Seconds()}, StoredAt: m.CreatedAt})
+		var p db.LcTripleCopyEnsureManyParams
+		for i, m := range ms {
+			tc, err := c.triple.Store(strconv.FormatInt(m.ID, 10), lcClamp(float64(w.Priorities[i]), 0.01, 1), m.CreatedAt)
+			if err != nil {
+				return err
+			}
+			p.MemoryIds = append(p.MemoryIds, m.ID, m.ID)
+			p.Copies = append(p.Copies, "fast", "medium")
+			p.Strengths = append(p.Strengths, tc.FastStrength, tc.MediumStrength)
+			p.Taus = append(p.Taus, cfg.TauFast.Seconds(), cfg.TauMedium.Seconds())
+			p.StoredAt = append(p.StoredAt, m.CreatedAt, m.CreatedAt)
+		}
+		p.TenantID = d.tenant
+		n, err := q.LcTripleCopyEnsureMany(ctx, p)
 		if err != nil {
 			return err
 		}
 		d.rep.TripleCopies += int(n)
 	}
 
-	ents, err := d.entitiesOf(m)
+	entsOf, err := d.entitiesOf(ms)
 	if err != nil {
 		return err
 	}
-	if d.sw.enabled("two_factor_hebbian") && len(ents) >= 2 {
-		if err := d.coOccur(ents); err != nil {
+	if d.sw.enabled("two_factor_hebbian") {
+		if err := d.coOccur(ms, entsOf); err != nil {
 			return err
 		}
 	}
 
-	if m.Layer == db.ZbMemoryLayerSemantic || m.Layer == db.ZbMemoryLayerProcedural {
-		n, err := q.LcReviewStateEnsure(ctx, db.LcReviewStateEnsureParams{TenantID: d.tenant, MemoryID: m.ID,
-			Due: d.now.Add(d.firstInterval), Accesses: m.AccessCount})
+	var rs db.LcReviewStateEnsureManyParams
+	for _, m := range ms {
+		if m.Layer == db.ZbMemoryLayerSemantic || m.Layer == db.ZbMemoryLayerProcedural {
+			rs.MemoryIds, rs.Accesses = append(rs.MemoryIds, m.ID), append(rs.Accesses, m.AccessCount)
+		}
+	}
+	if len(rs.MemoryIds) > 0 {
+		rs.TenantID, rs.Due = d.tenant, d.now.Add(d.firstInterval)
+		n, err := q.LcReviewStateEnsureMany(ctx, rs)
 		if err != nil {
 			return err
 		}
 		d.rep.ReviewStates += int(n)
 	}
 
-	if recheck && m.Layer == db.ZbMemoryLayerSemantic && m.Subject != nil && m.Attribute != nil && m.ValidTo == nil {
-		if err := d.recheckSupersede(m); err != nil {
+	// The checks that rarely write, memory by memory, with their candidates read up front.
+	checked := func(m *db.ZbMemory) bool {
+		return (m.Layer == db.ZbMemoryLayerSemantic || m.Layer == db.ZbMemoryLayerEpisodic) && m.Kind != "schema"
+	}
+	var simIDs []int64
+	for _, m := range ms {
+		if checked(m) && hasVec[m.ID] {
+			simIDs = append(simIDs, m.ID)
+		}
+	}
+	similar := map[int64][]db.LcFactsSimilarManyRow{}
+	if len(simIDs) > 0 {
+		rows, err := q.LcFactsSimilarMany(ctx, db.LcFactsSimilarManyParams{TenantID: d.tenant, Ids: simIDs, K: ContradictionCandidates})
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			similar[r.MemoryID] = append(similar[r.MemoryID], r)
+		}
+	}
+	var windows []db.LcLabileWindowsBetweenRow
+	if d.sw.enabled("reconsolidation") {
+		from, until := ms[0].CreatedAt, ms[0].CreatedAt
+		for _, m := range ms {
+			from, until = minTime(from, m.CreatedAt), maxTime(until, m.CreatedAt)
+		}
+		if windows, err = q.LcLabileWindowsBetween(ctx, db.LcLabileWindowsBetweenParams{TenantID: d.tenant, Since: from, Until: until}); err != nil {
 			return err
 		}
 	}
-	rejected := false
-	if (m.Layer == db.ZbMemoryLayerSemantic || m.Layer == db.ZbMemoryLayerEpisodic) && m.Kind != "schema" {
-		if rejected, err = d.contradictions(m, vec); err != nil {
-			return err
+	novelty, novel := 0.0, 0
+	for _, m := range ms {
+		if recheck && m.Layer == db.ZbMemoryLayerSemantic && m.Subject != nil && m.Attribute != nil && m.ValidTo == nil {
+			if err := d.recheckSupersede(m); err != nil {
+				return fmt.Errorf("memory %d: %w", m.ID, err)
+			}
+		}
+		rejected := false
+		if checked(m) {
+			cands := d.visible(m, similar[m.ID])
+			if hasVec[m.ID] {
+				best := 0.0
+				for _, r := range cands {
+					best = max(best, r.Cosine)
+				}
+				novelty, novel = novelty+lcClamp(1-best, 0, 1), novel+1
+			}
+			if d.dirty {
+				cands = nil // stale: read again
+			}
+			if rejected, err = d.contradictions(m, hasVec[m.ID], cands, !d.dirty); err != nil {
+				return fmt.Errorf("memory %d: %w", m.ID, err)
+			}
+		}
+		if !rejected && d.sw.enabled("reconsolidation") && labileAt(windows, m) {
+			var vec []float32
+			if e := embs[m.ID]; e != nil && d.fresh[m.ID] {
+				vec = e
+			} else if m.Embedding != nil {
+				vec = m.Embedding.Slice()
+			}
+			before := d.rep.Reconsolidations
+			if err := d.reconsolidate(m, vec, entsOf[m.ID]); err != nil {
+				return fmt.Errorf("memory %d: %w", m.ID, err)
+			}
+			d.dirty = d.dirty || d.rep.Reconsolidations > before
 		}
 	}
-	if !rejected && d.sw.enabled("reconsolidation") {
-		if err := d.reconsolidate(m, vec, ents); err != nil {
-			return err
-		}
+	if novel > 0 {
+		d.events = append(d.events, neuroEvent{Type: pma.EventNovelty, Magnitude: novelty / float64(novel)})
 	}
 	return nil
 }
 
-// entitiesOf extracts the memory's entities and records its mentions; it returns the entity ids.
-func (d *deriver) entitiesOf(m *db.ZbMemory) ([]int64, error) {
-	var out []int64
-	for _, e := range ExtractEntities(m.Content) {
-		var id int64
-		f, err := d.q.LcEntityFind(d.ctx, db.LcEntityFindParams{TenantID: d.tenant, Context: m.Context, NormalizedName: e.Normalized})
-		switch {
-		case err == nil:
-			id = f.ID
-		case errors.Is(err, pgx.ErrNoRows):
-			if id, err = d.q.LcEntityUpsert(d.ctx, db.LcEntityUpsertParams{TenantID: d.tenant, Context: m.Context,
-				Name: truncate(e.Name, 400), NormalizedName: truncate(e.Normalized, 400), Type: e.Type, Now: d.now}); err != nil {
-				return nil, err
-			}
-		default:
-			return nil, err
+// visible drops the candidates that a sequential derivation would not have seen yet: memories
+// later in this batch whose embedding this call wrote.
+func (d *deriver) visible(m *db.ZbMemory, rows []db.LcFactsSimilarManyRow) []db.LcFactsSimilarManyRow {
+	out := rows[:0:0]
+	for _, r := range rows {
+		if p, ok := d.pos[r.ID]; ok && p > d.pos[m.ID] && d.fresh[r.ID] {
+			continue
 		}
-		n, err := d.q.LcMentionInsert(d.ctx, db.LcMentionInsertParams{TenantID: d.tenant, MemoryID: m.ID, EntityID: id,
-			SpanStart: int32(e.Start), SpanEnd: int32(e.End), Now: d.now})
-		if err != nil {
-			return nil, err
-		}
-		d.rep.Mentions += int(n)
-		d.entities[id] = true
-		if !slices.Contains(out, id) {
-			out = append(out, id)
+		out = append(out, r)
+	}
+	return out
+}
+
+// labileAt reports whether a lability window of another memory was open at m's creation.
+func labileAt(ws []db.LcLabileWindowsBetweenRow, m *db.ZbMemory) bool {
+	for _, w := range ws {
+		if w.MemoryID != m.ID && !w.OpenedAt.After(m.CreatedAt) && w.ClosesAt.After(m.CreatedAt) {
+			return true
 		}
 	}
-	slices.Sort(out)
+	return false
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+type entKey struct{ context, normalized string }
+
+// entitiesOf extracts the entities of ms, resolves them (one statement: an existing entity of
+// the context with the normalized name, else a new one of the first extracted name and type,
+// created in order of first mention as a memory-by-memory derivation would) and records the
+// mentions (one statement). It returns each memory's sorted entity ids.
+func (d *deriver) entitiesOf(ms []*db.ZbMemory) (map[int64][]int64, error) {
+	type mention struct {
+		memory     int64
+		key        entKey
+		start, end int32
+	}
+	var ments []mention
+	var rp db.LcEntityResolveManyParams
+	seen := map[entKey]bool{}
+	for _, m := range ms {
+		for _, e := range ExtractEntities(m.Content) {
+			k := entKey{m.Context, truncate(e.Normalized, 400)}
+			ments = append(ments, mention{m.ID, k, int32(e.Start), int32(e.End)})
+			if !seen[k] {
+				seen[k] = true
+				rp.Contexts, rp.NormalizedNames = append(rp.Contexts, k.context), append(rp.NormalizedNames, k.normalized)
+				rp.Names, rp.Types = append(rp.Names, truncate(e.Name, 400)), append(rp.Types, e.Type)
+				rp.Ords = append(rp.Ords, int32(len(rp.Ords)))
+			}
+		}
+	}
+	out := map[int64][]int64{}
+	if len(ments) == 0 {
+		return out, nil
+	}
+	rp.TenantID, rp.Now = d.tenant, d.now
+	rows, err := d.q.LcEntityResolveMany(d.ctx, rp)
+	if err != nil {
+		return nil, err
+	}
+	ids := make(map[entKey]int64, len(rows))
+	for _, r := range rows {
+		ids[entKey{r.Context, r.NormalizedName}] = r.ID
+	}
+	mp := db.LcMentionInsertManyParams{TenantID: d.tenant, Now: d.now}
+	type pair struct{ m, e int64 }
+	done := map[pair]bool{}
+	for _, mn := range ments {
+		id, ok := ids[mn.key]
+		if !ok {
+			return nil, fmt.Errorf("entity %q of context %q was not resolved", mn.key.normalized, mn.key.context)
+		}
+		d.entities[id] = true
+		if done[pair{mn.memory, id}] {
+			continue
+		}
+		done[pair{mn.memory, id}] = true
+		out[mn.memory] = append(out[mn.memory], id)
+		mp.MemoryIds, mp.EntityIds = append(mp.MemoryIds, mn.memory), append(mp.EntityIds, id)
+		mp.SpanStarts, mp.SpanEnds = append(mp.SpanStarts, mn.start), append(mp.SpanEnds, mn.end)
+	}
+	n, err := d.q.LcMentionInsertMany(d.ctx, mp)
+	if err != nil {
+		return nil, err
+	}
+	d.rep.Mentions += int(n)
+	for _, es := range out {
+		slices.Sort(es)
+	}
 	return out, nil
 }
 
-// coOccur activates the co_occurs edge of every pair of ents (sorted, source < target).
-func (d *deriver) coOccur(ents []int64) error {
-	locked, err := d.q.LcEdgesAmongLock(d.ctx, db.LcEdgesAmongLockParams{TenantID: d.tenant, EntityIds: ents})
+// coOccur activates the co_occurs edge of every pair of entities (source < target) of each
+// memory, in memory order (hebbian.Model.Activate, tag 1, activation 1: a pair in two memories is
+// activated twice), locking the existing edges and writing the final states in one statement.
+func (d *deriver) coOccur(ms []*db.ZbMemory, entsOf map[int64][]int64) error {
+	type pair struct{ a, b int64 }
+	var order []pair
+	seen := map[pair]bool{}
+	var lp db.LcEdgePairsLockParams
+	for _, m := range ms {
+		ents := entsOf[m.ID]
+		for i := 0; i < len(ents); i++ {
+			for j := i + 1; j < len(ents); j++ {
+				p := pair{ents[i], ents[j]}
+				if !seen[p] {
+					seen[p] = true
+					order = append(order, p)
+					lp.SourceIDs, lp.TargetIds = append(lp.SourceIDs, p.a), append(lp.TargetIds, p.b)
+				}
+			}
+		}
+	}
+	if len(order) == 0 {
+		return nil
+	}
+	lp.TenantID, lp.Relation = d.tenant, string(db.ZbEdgeRelationCoOccurs)
+	locked, err := d.q.LcEdgePairsLock(d.ctx, lp)
 	if err != nil {
 		return err
 	}
-	type pair struct{ a, b int64 }
-	have := map[pair]hebbian.Edge{}
+	state := make(map[pair]hebbian.Edge, len(order))
 	for _, e := range locked {
-		if e.Relation == db.ZbEdgeRelationCoOccurs {
-			have[pair{e.SourceID, e.TargetID}] = hebbian.Edge{Weight: e.Weight, Variance: e.Variance,
-				ActivationCount: int(e.ActivationCount), LastActivated: e.LastActivatedAt}
+		state[pair{e.SourceID, e.TargetID}] = hebbian.Edge{Weight: e.Weight, Variance: e.Variance,
+			ActivationCount: int(e.ActivationCount), LastActivated: e.LastActivatedAt}
+	}
+	for _, m := range ms {
+		ents := entsOf[m.ID]
+		for i := 0; i < len(ents); i++ {
+			for j := i + 1; j < len(ents); j++ {
+				p := pair{ents[i], ents[j]}
+				e, err := d.c.hebb.Activate(state[p], 1, 1, d.now)
+				if err != nil {
+					return err
+				}
+				state[p] = e
+				d.rep.Edges++
+			}
 		}
 	}
-	var p db.LcEdgeUpsertParams
-	for i := 0; i < len(ents); i++ {
-		for j := i + 1; j < len(ents); j++ {
-			e, err := d.c.hebb.Activate(have[pair{ents[i], ents[j]}], 1, 1, d.now)
-			if err != nil {
-				return err
-			}
-			at := e.LastActivated
-			if at.IsZero() {
-				at = d.now
-			}
-			p.SourceIDs, p.TargetIds = append(p.SourceIDs, ents[i]), append(p.TargetIds, ents[j])
-			p.Weights, p.Variances = append(p.Weights, lcClamp(e.Weight, 0, 10)), append(p.Variances, lcClamp(e.Variance, 0.01, 100))
-			p.ActivationCounts, p.ActivatedAt = append(p.ActivationCounts, int32(e.ActivationCount)), append(p.ActivatedAt, at)
+	slices.SortFunc(order, func(x, y pair) int {
+		if x.a != y.a {
+			return cmp.Compare(x.a, y.a)
 		}
+		return cmp.Compare(x.b, y.b)
+	})
+	var p db.LcEdgeUpsertParams
+	for _, k := range order {
+		e := state[k]
+		at := e.LastActivated
+		if at.IsZero() {
+			at = d.now
+		}
+		p.SourceIDs, p.TargetIds = append(p.SourceIDs, k.a), append(p.TargetIds, k.b)
+		p.Weights, p.Variances = append(p.Weights, lcClamp(e.Weight, 0, 10)), append(p.Variances, lcClamp(e.Variance, 0.01, 100))
+		p.ActivationCounts, p.ActivatedAt = append(p.ActivationCounts, int32(e.ActivationCount)), append(p.ActivatedAt, at)
 	}
 	p.TenantID, p.Relation, p.Origin, p.Now = d.tenant, string(db.ZbEdgeRelationCoOccurs), "extraction", d.now
-	if err := d.q.LcEdgeUpsert(d.ctx, p); err != nil {
-		return err
-	}
-	d.rep.Edges += len(p.SourceIDs)
-	return nil
+	return d.q.LcEdgeUpsert(d.ctx, p)
 }
 
 // recheckSupersede repeats store's bi-temporal supersession for m: live facts about the same
@@ -454,6 +683,7 @@ func (d *deriver) recheckSupersede(m *db.ZbMemory) error {
 	if newer != nil {
 		n, err := d.q.LcSupersede(d.ctx, db.LcSupersedeParams{TenantID: d.tenant, ID: m.ID, ValidTo: validFrom(newer), SupersededBy: newer.ID, Now: d.now})
 		d.rep.Superseded += int(n)
+		d.dirty = d.dirty || n > 0
 		return err
 	}
 	for _, o := range rows {
@@ -466,6 +696,7 @@ func (d *deriver) recheckSupersede(m *db.ZbMemory) error {
 			return err
 		}
 		d.rep.Superseded += int(n)
+		d.dirty = d.dirty || n > 0
 	}
 	return nil
 }
@@ -487,8 +718,9 @@ type factCand struct {
 }
 
 // contradictions links m to the stored facts it contradicts, adds the evidence and runs the
-// debate. It reports whether the debate rejected m.
-func (d *deriver) contradictions(m *db.ZbMemory, vec []float32) (bool, error) {
+// debate. Its similar-fact candidates are pre when prefetched is true (the batch's search), else
+// they are searched now (when m has an embedding). It reports whether the debate rejected m.
+func (d *deriver) contradictions(m *db.ZbMemory, hasVec bool, pre []db.LcFactsSimilarManyRow, prefetched bool) (bool, error) {
 	ctx, q := d.ctx, d.q
 	cands := map[int64]factCand{}
 	resolved := func(id int64, supersededBy *int64) bool {
@@ -505,15 +737,16 @@ func (d *deriver) contradictions(m *db.ZbMemory, vec []float32) (bool, error) {
 			}
 		}
 	}
-	if vec != nil {
-		rows, err := q.LcFactsSimilar(ctx, db.LcFactsSimilarParams{TenantID: d.tenant, Query: toVector(vec), ID: m.ID, K: ContradictionCandidates})
+	if hasVec && !prefetched {
+		rows, err := q.LcFactsSimilarMany(ctx, db.LcFactsSimilarManyParams{TenantID: d.tenant, Ids: []int64{m.ID}, K: ContradictionCandidates})
 		if err != nil {
 			return false, err
 		}
-		for _, r := range rows {
-			if r.Cosine >= ContradictionMinCosine && !resolved(r.ID, r.SupersededBy) {
-				cands[r.ID] = factCand{r.ID, r.Content, coalesceTime(r.ValidFrom, r.CreatedAt), r.ConfAlpha, r.ConfBeta, r.Confidence}
-			}
+		pre = d.visible(m, rows)
+	}
+	for _, r := range pre {
+		if r.Cosine >= ContradictionMinCosine && !resolved(r.ID, r.SupersededBy) {
+			cands[r.ID] = factCand{r.ID, r.Content, coalesceTime(r.ValidFrom, r.CreatedAt), r.ConfAlpha, r.ConfBeta, r.Confidence}
 		}
 	}
 	keys := make([]int64, 0, len(cands))
@@ -537,6 +770,8 @@ func (d *deriver) contradictions(m *db.ZbMemory, vec []float32) (bool, error) {
 			continue
 		}
 		d.rep.Contradictions++
+		d.dirty = true
+		d.events = append(d.events, neuroEvent{Type: pma.EventPredictionError, Magnitude: 1, MemoryID: &m.ID})
 		d.propagate[m.ID], d.propagate[f.id] = true, true
 		if d.sw.enabled("bayesian_confidence") {
 			b, err := bayes.Belief{Alpha: f.alpha, Beta: f.beta}.Observe(bayes.Evidence{Kind: bayes.Contradict, Reliability: ContradictionReliability}, nil)
@@ -607,6 +842,7 @@ func (d *deriver) debate(m *db.ZbMemory, contradicted []factCand) (bool, error) 
 		return false, err
 	}
 	d.rep.Debates++
+	d.dirty = true
 	rejected := false
 	switch res.Verdict.Outcome {
 	case debate.Supersede:
@@ -639,30 +875,4 @@ func (d *deriver) debate(m *db.ZbMemory, contradicted []factCand) (bool, error) 
 	}
 	return rejected, d.c.audit(ctx, q, d.tenant, "memory.debate", &m.ID, d.now, map[string]any{"debate_id": did,
 		"outcome": outcome, "contradicted": ids, "margin": res.Verdict.Margin})
-}
-
-// neuroLevels returns the tenant's effective neuromodulator levels at now (baseline when the
-// neuromodulator is off or has no state).
-func (c *Coordinator) neuroLevels(ctx context.Context, q *db.Queries, tenant string, sw switchSet, now time.Time) (pma.Levels, error) {
-	if !sw.enabled("neuromodulator") {
-		return pma.BaselineLevels(), nil
-	}
-	rows, err := q.LcNeuroGet(ctx, tenant)
-	if err != nil || len(rows) == 0 {
-		return pma.BaselineLevels(), err
-	}
-	r := rows[0]
-	eng, err := pma.NewNeuromodulatorEngine(nil)
-	if err != nil {
-		return pma.BaselineLevels(), err
-	}
-	st := pma.NeuromodulatorState{TenantID: tenant, TonicDA: float64(r.DaTonic), TonicNE: float64(r.NeTonic),
-		TonicSerotonin: float64(r.HtTonic), TonicACh: float64(r.AchTonic), PhasicDA: float64(r.DaPhasic),
-		PhasicNE: float64(r.NePhasic), PhasicSerotonin: float64(r.HtPhasic), PhasicACh: float64(r.AchPhasic),
-		LastTickAt: r.LastTickAt, UpdatedAt: coalesceTime(r.PhasicAt, r.UpdatedAt)}
-	l, err := eng.Levels(st, now)
-	if err != nil {
-		return pma.BaselineLevels(), nil // a corrupt state must not block derivation
-	}
-	return l, nil
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zenbrain/zb/coordinator"
@@ -154,3 +155,88 @@ func TestDeriveReconsolidationRollback(t *testing.T) {
 }
 
 func itoa(n int64) string { return fmtInt(n) }
+
+// derivedState renders a tenant's derived rows without ids (contents name the memories), so two
+// tenants with the same memories can be compared.
+func derivedState(t *testing.T, pool *pgxpool.Pool, tenant string) map[string]string {
+	t.Helper()
+	queries := map[string]string{
+		"memory": `SELECT m.content, m.layer, m.kind, m.status, m.valence, m.arousal, m.significance, m.priority, m.term_count,
+			m.fade_at, m.derived_at IS NOT NULL AS derived, m.embedding IS NOT NULL AS embedded, m.conf_alpha, m.conf_beta,
+			m.valid_to, s.content AS superseded_by, m.metadata ? 'hypothesis_group' AS hypothesis
+			FROM zb.memory m LEFT JOIN zb.memory s ON s.id = m.superseded_by WHERE m.tenant_id = $1`,
+		"mention": `SELECT m.content, e.normalized_name, e.type, mn.span_start, mn.span_end FROM zb.mention mn
+			JOIN zb.memory m ON m.id = mn.memory_id JOIN zb.entity e ON e.id = mn.entity_id WHERE mn.tenant_id = $1`,
+		"entity": `SELECT name, normalized_name, type, mention_count FROM zb.entity WHERE tenant_id = $1`,
+		"edge": `SELECT a.normalized_name, b.normalized_name, e.relation, round(e.weight::numeric, 9), round(e.variance::numeric, 9),
+			e.activation_count FROM zb.edge e JOIN zb.entity a ON a.id = e.source_id JOIN zb.entity b ON b.id = e.target_id
+			WHERE e.tenant_id = $1`,
+		"triple_copy": `SELECT m.content, c.copy, c.initial_strength, c.tau_seconds FROM zb.triple_copy c JOIN zb.memory m ON m.id = c.memory_id
+			WHERE c.tenant_id = $1`,
+		"review_state": `SELECT m.content, r.due FROM zb.review_state r JOIN zb.memory m ON m.id = r.memory_id WHERE r.tenant_id = $1`,
+		"memory_link": `SELECT a.content, b.content, l.relation, l.weight FROM zb.memory_link l JOIN zb.memory a ON a.id = l.source_id
+			JOIN zb.memory b ON b.id = l.target_id WHERE l.tenant_id = $1`,
+		"evidence": `SELECT m.content, e.kind, e.weight, s.content FROM zb.confidence_evidence e JOIN zb.memory m ON m.id = e.memory_id
+			LEFT JOIN zb.memory s ON s.id = e.source_memory_id WHERE e.tenant_id = $1`,
+		"debate": `SELECT m.content, d.outcome, cardinality(d.contradicted) FROM zb.debate d JOIN zb.memory m ON m.id = d.memory_id
+			WHERE d.tenant_id = $1`,
+	}
+	out := map[string]string{}
+	for name, q := range queries {
+		var s string
+		require.NoError(t, pool.QueryRow(ctxT(t), `SELECT coalesce(json_agg(x ORDER BY x::text), '[]')::text FROM (`+q+`) x`, tenant).Scan(&s), name)
+		out[name] = s
+	}
+	return out
+}
+
+// One Derive call over a batch writes exactly what deriving the same memories one call each, in
+// id order, writes: shared entities, repeated co-occurrences, tags, copies, review states, and a
+// chain of contradictions that ends in a debate (the batch reads its candidates again after the
+// first contradiction).
+func TestDeriveBatchMatchesSequential(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	pool, ctx := b.cfg.Pool, ctxT(t)
+	base := " with her two cats and works as a nurse at the city hospital."
+	specs := []memSpec{
+		{content: "Caroline: I met Melanie Brooks in Berlin and we talked about painting.", stability: 7},
+		{layer: "episodic", kind: "episode", content: "Melanie Brooks and Caroline walked through Berlin at night.", stability: 1},
+		{layer: "episodic", kind: "episode", content: "I am so happy and grateful, this was the best day ever!", stability: 1},
+		{layer: "procedural", kind: "skill", content: "To deploy, run make release and tag the commit.", stability: 7},
+		{content: "Anna Schmidt lives in Berlin" + base, stability: 7},
+		{content: "Anna Schmidt lives in Hamburg" + base, stability: 7},
+		{content: "Anna Schmidt lives in Munich" + base, stability: 7},
+		{content: "Melanie Brooks paints lakes in Berlin with Caroline.", stability: 7},
+	}
+	// The tenants' neuromodulator levels would differ (the sequential calls see the novelty of
+	// the earlier ones in their priority scores): compare without it.
+	for _, tn := range []string{"batch", "seq"} {
+		require.NoError(t, b.co.SetAlgorithm(ctx, tn, "neuromodulator", false))
+	}
+	var seqIDs []int64
+	for i, s := range specs {
+		s.created = t0.Add(time.Duration(i-len(specs)) * time.Minute)
+		insertMem(t, pool, "batch", s)
+		seqIDs = append(seqIDs, insertMem(t, pool, "seq", s))
+	}
+	batch, err := b.co.Derive(ctx, jobs.DeriveArgs{TenantID: "batch", Pending: true}, nil)
+	require.NoError(t, err)
+	require.Len(t, batch.Derived, len(specs))
+	var sum coordinator.DeriveReport
+	for _, id := range seqIDs {
+		r, err := b.co.Derive(ctx, jobs.DeriveArgs{TenantID: "seq", MemoryIDs: []int64{id}}, nil)
+		require.NoError(t, err)
+		require.Equal(t, []int64{id}, r.Derived)
+		sum.Embedded, sum.Tagged, sum.Mentions, sum.Edges = sum.Embedded+r.Embedded, sum.Tagged+r.Tagged, sum.Mentions+r.Mentions, sum.Edges+r.Edges
+		sum.TripleCopies, sum.ReviewStates = sum.TripleCopies+r.TripleCopies, sum.ReviewStates+r.ReviewStates
+		sum.Contradictions, sum.Debates = sum.Contradictions+r.Contradictions, sum.Debates+r.Debates
+	}
+	require.Equal(t, []int{sum.Embedded, sum.Tagged, sum.Mentions, sum.Edges, sum.TripleCopies, sum.ReviewStates, sum.Contradictions, sum.Debates},
+		[]int{batch.Embedded, batch.Tagged, batch.Mentions, batch.Edges, batch.TripleCopies, batch.ReviewStates, batch.Contradictions, batch.Debates})
+	require.Equal(t, 3, batch.Contradictions, "Hamburg contradicts Berlin; Munich contradicts both")
+	require.Equal(t, 1, batch.Debates)
+	require.Equal(t, 3, queryInt(t, pool, `SELECT count(*) FROM zb.edge WHERE tenant_id = 'batch' AND activation_count = 3`),
+		"Caroline, Melanie Brooks and Berlin co-occur in three memories of the batch")
+	require.Equal(t, derivedState(t, pool, "seq"), derivedState(t, pool, "batch"))
+}

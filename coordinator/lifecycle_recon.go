@@ -129,10 +129,7 @@ func (d *deriver) reconsolidate(m *db.ZbMemory, vec []float32, ents []int64) err
 	mem := pma.Memory{ID: strconv.FormatInt(old.ID, 10), Context: old.Context, Layer: pma.Layer(old.Layer), Content: old.Content,
 		Metadata: old.Metadata, SourceIDs: srcs, Stability: stab, ConfidenceAlpha: old.ConfAlpha, ConfidenceBeta: old.ConfBeta,
 		UpdatedAt: old.UpdatedAt}
-	neuro, err := c.neuroLevels(ctx, q, d.tenant, d.sw, m.CreatedAt)
-	if err != nil {
-		return err
-	}
+	neuro := d.neuro.levelsAt(m.CreatedAt)
 	var lock *pma.Lock
 	if d.sw.enabled("stability_protector") {
 		sp, err := pma.NewStabilityProtector(nil)
@@ -233,6 +230,12 @@ func (d *deriver) reconsolidate(m *db.ZbMemory, vec []float32, ents []int64) err
 		return err
 	}
 	d.rep.Reconsolidations++
+	switch {
+	case plan.Mode == pma.ModeConfirmed:
+		d.events = append(d.events, neuroEvent{Type: pma.EventConfirmation, Magnitude: 1, MemoryID: &old.ID})
+	case plan.Action != pma.ModeNoop:
+		d.events = append(d.events, neuroEvent{Type: pma.EventPredictionError, Magnitude: lcClamp(plan.EffectivePE, 0, 1), MemoryID: &old.ID})
+	}
 	return c.audit(ctx, q, d.tenant, "memory.reconsolidate", &old.ID, d.now, map[string]any{"event_id": ev, "mode": plan.Mode,
 		"action": plan.Action, "trigger_id": m.ID, "raw_pe": plan.RawPE, "effective_pe": plan.EffectivePE, "blocked": plan.Blocked,
 		"block_reason": plan.BlockReason})

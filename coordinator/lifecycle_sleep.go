@@ -2,9 +2,11 @@ package coordinator
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -28,7 +30,9 @@ const (
 	// SleepLookback is how far back the first sleep of a tenant looks for recent episodes; later
 	// sleeps take the memories with activity since the previous run.
 	SleepLookback = 7 * 24 * time.Hour
-	// SleepMaxEpisodes caps the recent episodes of one run (the most recently active first).
+	// SleepMaxEpisodes is the default cap on the episodes of one run (SleepOpts.MaxEpisodes): a
+	// tenant with more activity in its sleep window is covered by several runs (rounds), each
+	// taking the next episodes after a cursor, until the window is exhausted.
 	SleepMaxEpisodes = 2000
 	// SleepRewardSaturation is the number of recalls since the last run at which an episode's
 	// usefulness reward r = min(1, recalls/SleepRewardSaturation) saturates.
@@ -44,6 +48,11 @@ type SleepOpts struct {
 	Trigger string
 	// Seed seeds the counterfactual generation; 0 derives it from the run's time.
 	Seed int64
+	// MaxEpisodes caps the episodes of this run. Defaults to SleepMaxEpisodes; at most 100000.
+	MaxEpisodes int
+	// Round numbers the runs of one sleep window (0: the request; a run that leaves episodes
+	// of its window for later enqueues the next round). It is recorded in the run's details.
+	Round int
 }
 
 // SleepReport is what one Sleep run did; the same figures are in its zb.sleep_run row.
@@ -52,6 +61,15 @@ type SleepReport struct {
 	RunID int64 `json:"run_id"`
 	// Skipped reports that no memory had activity since the previous run: nothing changed.
 	Skipped bool `json:"skipped,omitempty"`
+	// WindowFrom and WindowTo bound the activity times of the run's sleep window (from
+	// exclusive); Round is SleepOpts.Round.
+	WindowFrom time.Time `json:"window_from"`
+	WindowTo   time.Time `json:"window_to"`
+	Round      int       `json:"round"`
+	// More reports that the window has more episodes than this run took: the next run (a job
+	// of the next round, enqueued in this run's transaction) continues after this run's last
+	// episode.
+	More bool `json:"more,omitempty"`
 	// Disabled reports that sim_selection_sleep and dual_process are both off for the tenant.
 	Disabled bool `json:"disabled,omitempty"`
 	// Seed is the planner's seed.
@@ -107,9 +125,15 @@ type sleepEdge struct {
 // Sleep runs one Simulation-Selection sleep for tenant in one transaction with hook, under a
 // transaction-level advisory lock per tenant (two sleeps never overlap; the second waits):
 //
-//  1. The recent episodes are the tenant's active, decaying memories with activity (store or used
-//     recall) since the previous run (SleepLookback for the first), at most SleepMaxEpisodes.
-//     None → Skipped, nothing written (so a second run at once is a no-op).
+//  1. The episodes are the tenant's active, decaying memories with activity (store or used
+//     recall) in the run's sleep window: from the end of the previous window (SleepLookback
+//     before now for the first) to now. They are taken newest activity first, at most
+//     SleepOpts.MaxEpisodes per run; when more are left, the run records a cursor (its last
+//     episode's activity time and id), reports More and enqueues the next round
+//     (jobs.SleepArgs.Round), and the next run continues the same window after the cursor, so
+//     every episode of the window is considered by exactly one run (a row another transaction
+//     holds at that moment is skipped). A window is closed when a run finds it exhausted.
+//     No episode → Skipped, nothing written (so a second run at once is a no-op).
 //  2. sleep.NewPlan [sim_selection_sleep] gets per episode its value estimate, its reward (recalls
 //     since the previous run, r = min(1, n/SleepRewardSaturation)), its retrievability, its
 //     entities (N = min(1, 0.2·entities)), its emotion (with neuromodulator on), its stability,
@@ -121,9 +145,10 @@ type sleepEdge struct {
 //     stability growth and new fade times; deep-copy promotions [triple_copy]; archives of
 //     faded, unselected episodes that are carried by a consolidated memory or not worth keeping
 //     [ib_budget]; pruning of touched edges whose weight ends below 0.05.
-//  4. Dual-process consolidation [dual_process]: the recent active episodic memories are
-//     clustered and every cluster becomes a schema memory with the union of their sources; the
-//     members become 'consolidated'. A derive job is enqueued for the schemas.
+//  4. Dual-process consolidation [dual_process]: the run's active episodic memories are
+//     clustered (oldest first, in chunks of consolidation.MaxEpisodesDefault) and every cluster
+//     becomes a schema memory with the union of their sources; the members become
+//     'consolidated'. A derive job is enqueued for the schemas.
 //  5. Spectral health [spectral_health]: λ₂ of the entity graph before and after.
 //
 // A zb.sleep_run row records the figures of the changes made (the report's figures).
@@ -141,6 +166,13 @@ func (c *Coordinator) Sleep(ctx context.Context, tenant string, opts *SleepOpts,
 	if o.Trigger != "schedule" && o.Trigger != "manual" && o.Trigger != "benchmark" {
 		return nil, fmt.Errorf("%w: sleep trigger %q (schedule, manual or benchmark)", ErrInvalidInput, truncate(o.Trigger, 40))
 	}
+	if o.MaxEpisodes == 0 {
+		o.MaxEpisodes = SleepMaxEpisodes
+	}
+	if o.MaxEpisodes < 1 || o.MaxEpisodes > 100000 || o.Round < 0 {
+		return nil, fmt.Errorf("%w: sleep MaxEpisodes must be in [1, 100000] and Round non-negative, got %d and %d",
+			ErrInvalidInput, o.MaxEpisodes, o.Round)
+	}
 	now := c.clock.Now()
 	rep := &SleepReport{}
 	seed := uint32(o.Seed) ^ uint32(uint64(o.Seed)>>32)
@@ -154,7 +186,7 @@ func (c *Coordinator) Sleep(ctx context.Context, tenant string, opts *SleepOpts,
 		if err := q.LcSleepLock(ctx, tenant); err != nil {
 			return err
 		}
-		sw, err := c.switches(ctx, q, tenant)
+		sw, neuro, err := c.lifecyclePreamble(ctx, q, tenant, now)
 		if err != nil {
 			return err
 		}
@@ -162,20 +194,36 @@ func (c *Coordinator) Sleep(ctx context.Context, tenant string, opts *SleepOpts,
 			rep.Disabled = true
 			return nil
 		}
-		since := now.Add(-SleepLookback)
-		switch last, err := q.LcLastSleep(ctx, tenant); {
-		case err == nil:
-			since = last
-		case !isNoRows(err):
-			return err
-		}
-		eps, err := q.LcSleepEpisodes(ctx, db.LcSleepEpisodesParams{TenantID: tenant, Since: since, Now: now, K: SleepMaxEpisodes})
+		w, err := c.sleepWindow(ctx, q, tenant, now)
 		if err != nil {
 			return err
 		}
+		since := w.from
+		// One row more than the run takes tells whether the window has more.
+		eps, err := q.LcSleepEpisodes(ctx, db.LcSleepEpisodesParams{TenantID: tenant, Since: w.from, Until: w.to,
+			CursorAt: w.cursorAt, CursorID: w.cursorID, K: int32(o.MaxEpisodes + 1)})
+		if err != nil {
+			return err
+		}
+		if len(eps) == 0 && w.continuing {
+			// The window is exhausted (its last rows moved on): the next one starts now.
+			w = sleepWin{from: w.to, to: now, cursorAt: now, cursorID: math.MaxInt64}
+			since = w.from
+			if eps, err = q.LcSleepEpisodes(ctx, db.LcSleepEpisodesParams{TenantID: tenant, Since: w.from, Until: w.to,
+				CursorAt: w.cursorAt, CursorID: w.cursorID, K: int32(o.MaxEpisodes + 1)}); err != nil {
+				return err
+			}
+		}
+		rep.WindowFrom, rep.WindowTo, rep.Round = w.from, w.to, o.Round
 		if len(eps) == 0 {
 			rep.Skipped = true
 			return nil
+		}
+		if err := c.neuroRecord(ctx, q, tenant, sw, now, nil, neuro); err != nil {
+			return err
+		}
+		if rep.More = len(eps) > o.MaxEpisodes; rep.More {
+			eps = eps[:o.MaxEpisodes]
 		}
 		if rep.StorageBefore, err = cnt(q.LcCountActive(ctx, tenant)); err != nil {
 			return err
@@ -189,6 +237,9 @@ func (c *Coordinator) Sleep(ctx context.Context, tenant string, opts *SleepOpts,
 			}
 		}
 		ss := &sleeper{c: c, ctx: ctx, tx: tx, q: q, sw: sw, tenant: tenant, now: now, since: since, rep: rep}
+		for _, e := range eps {
+			ss.ids = append(ss.ids, e.ID)
+		}
 		if sw.enabled("sim_selection_sleep") {
 			if err := ss.simulate(eps, seed); err != nil {
 				return err
@@ -220,7 +271,16 @@ func (c *Coordinator) Sleep(ctx context.Context, tenant string, opts *SleepOpts,
 		}
 		msb, msa := rep.MeanStabilityBefore, rep.MeanStabilityAfter
 		details := map[string]any{"since": since, "seed": seed, "stability_grown": rep.StabilityGrown,
-			"consolidated": rep.Consolidated, "fragmented": rep.Fragmented, "schemas": ss.schemaIDs, "archived_ids": ss.archived}
+			"consolidated": rep.Consolidated, "fragmented": rep.Fragmented, "schemas": ss.schemaIDs, "archived_ids": ss.archived,
+			"window_from": w.from, "window_to": w.to, "round": o.Round}
+		if rep.More {
+			last := eps[len(eps)-1]
+			details["cursor_at"], details["cursor_id"] = last.LastAccessedAt, last.ID
+			if _, err := c.river.InsertTx(ctx, tx, jobs.SleepArgs{TenantID: tenant, Trigger: o.Trigger, Round: o.Round + 1},
+				jobs.LifecycleInsertOpts()); err != nil {
+				return fmt.Errorf("error enqueuing the next sleep round: %w", err)
+			}
+		}
 		id, err := q.LcSleepRunInsert(ctx, db.LcSleepRunInsertParams{TenantID: tenant, Trigger: o.Trigger, Seed: int64(seed), Now: now,
 			Episodes: int32(rep.Episodes), Counterfactuals: int32(rep.Counterfactuals), Selected: int32(rep.Selected),
 			Ltp: int32(rep.LTP), Ltd: int32(rep.LTD), NewAssociations: int32(rep.NewAssociations), Pruned: int32(rep.Pruned),
@@ -256,6 +316,45 @@ type sleeper struct {
 	rep       *SleepReport
 	archived  []int64
 	schemaIDs []int64
+	ids       []int64 // the run's episodes
+}
+
+// sleepWin is a run's sleep window: activity in (from, to], after (cursorAt, cursorID) in the
+// order activity descending, id descending.
+type sleepWin struct {
+	from, to   time.Time
+	cursorAt   time.Time
+	cursorID   int64
+	continuing bool
+}
+
+// sleepWindow returns the window of a run at now: the previous run's window after its cursor
+// when it left one, else the activity since the end of the previous window (its start for runs
+// recorded without a window; SleepLookback for the first run).
+func (c *Coordinator) sleepWindow(ctx context.Context, q *db.Queries, tenant string, now time.Time) (sleepWin, error) {
+	w := sleepWin{from: now.Add(-SleepLookback), to: now, cursorAt: now, cursorID: math.MaxInt64}
+	last, err := q.LcLastSleepRun(ctx, tenant)
+	switch {
+	case isNoRows(err):
+		return w, nil
+	case err != nil:
+		return w, err
+	}
+	var d struct {
+		WindowFrom *time.Time `json:"window_from"`
+		WindowTo   *time.Time `json:"window_to"`
+		CursorAt   *time.Time `json:"cursor_at"`
+		CursorID   *int64     `json:"cursor_id"`
+	}
+	_ = json.Unmarshal(last.Details, &d) // details of older runs have no window: their start ends it
+	w.from = last.StartedAt
+	if d.WindowTo != nil {
+		w.from = *d.WindowTo
+	}
+	if d.WindowFrom != nil && d.WindowTo != nil && d.CursorAt != nil && d.CursorID != nil {
+		return sleepWin{from: *d.WindowFrom, to: *d.WindowTo, cursorAt: *d.CursorAt, cursorID: *d.CursorID, continuing: true}, nil
+	}
+	return w, nil
 }
 
 func (s *sleeper) simulate(rows []db.LcSleepEpisodesRow, seed uint32) error {
@@ -372,7 +471,10 @@ func (s *sleeper) simulate(rows []db.LcSleepEpisodesRow, seed uint32) error {
 	var vIDs []int64
 	var vals []float64
 	for _, u := range plan.ValueUpdates {
-		if id, ok := parseID(u.ID); ok {
+		id, ok := parseID(u.ID)
+		if r := byID[id]; ok && r != nil && lcClamp(u.After, -1e6, 1e6) != r.ValueEstimate {
+			// Only changed values are written: an update rewrites every index entry of the row
+			// (the embedding's HNSW entry included) unless PostgreSQL can keep it on its page.
 			vIDs, vals = append(vIDs, id), append(vals, lcClamp(u.After, -1e6, 1e6))
 		}
 	}
@@ -545,19 +647,32 @@ func (s *sleeper) simulate(rows []db.LcSleepEpisodesRow, seed uint32) error {
 	return nil
 }
 
-// schemas runs dual-process consolidation over the recent active episodic memories.
+// schemas runs dual-process consolidation over the run's active episodic memories, oldest
+// first, in chunks of consolidation.MaxEpisodesDefault.
 func (s *sleeper) schemas() error {
-	rows, err := s.q.LcSchemaCandidates(s.ctx, db.LcSchemaCandidatesParams{TenantID: s.tenant, Since: s.since, K: consolidation.MaxEpisodesDefault})
+	rows, err := s.q.LcSchemaCandidates(s.ctx, db.LcSchemaCandidatesParams{TenantID: s.tenant, Ids: nonNil(s.ids)})
 	if err != nil {
 		return err
 	}
+	rows = slices.DeleteFunc(rows, func(r db.LcSchemaCandidatesRow) bool { return slices.Contains(s.archived, r.ID) || r.Embedding == nil })
+	for start := 0; start < len(rows); start += consolidation.MaxEpisodesDefault {
+		if err := s.schemaChunk(rows[start:min(start+consolidation.MaxEpisodesDefault, len(rows))]); err != nil {
+			return err
+		}
+	}
+	if len(s.schemaIDs) == 0 {
+		return nil
+	}
+	return s.c.enqueueDerive(s.ctx, s.tx, jobs.DeriveArgs{TenantID: s.tenant, MemoryIDs: s.schemaIDs})
+}
+
+// schemaChunk clusters one chunk of candidates per context into schemas and consolidates their
+// members.
+func (s *sleeper) schemaChunk(rows []db.LcSchemaCandidatesRow) error {
 	byCtx := map[string][]consolidation.Episode{}
 	emb := map[string]db.LcSchemaCandidatesRow{}
 	var ctxs []string
 	for _, r := range rows {
-		if slices.Contains(s.archived, r.ID) || r.Embedding == nil {
-			continue
-		}
 		id := fmt.Sprint(r.ID)
 		emb[id] = r
 		if _, ok := byCtx[r.Context]; !ok {
@@ -567,7 +682,7 @@ func (s *sleeper) schemas() error {
 			Entities: entityNames(r.Content), OccurredAt: coalesceTime(r.OccurredAt, r.CreatedAt), SourceIDs: int64Strings(r.SourceIDs)})
 	}
 	slices.Sort(ctxs)
-	var members []int64
+	var members, created []int64
 	for _, cx := range ctxs {
 		ids, err := s.c.writeSchemas(s.ctx, s.q, s.tenant, s.now, cx, nil, byCtx[cx], func(id string) ([]float32, *string) {
 			r := emb[id]
@@ -576,13 +691,13 @@ func (s *sleeper) schemas() error {
 		if err != nil {
 			return err
 		}
-		s.schemaIDs = append(s.schemaIDs, ids...)
+		created = append(created, ids...)
 	}
-	if len(s.schemaIDs) == 0 {
+	if len(created) == 0 {
 		return nil
 	}
-	// The members of the new schemas are their sources that are candidates of this run.
-	for _, id := range s.schemaIDs {
+	// The members of the new schemas are their sources that are candidates of this chunk.
+	for _, id := range created {
 		m, err := s.q.LcMemoryLockOne(s.ctx, db.LcMemoryLockOneParams{TenantID: s.tenant, ID: id})
 		if err != nil {
 			return err
@@ -597,8 +712,9 @@ func (s *sleeper) schemas() error {
 	if err != nil {
 		return err
 	}
-	s.rep.SchemasCreated, s.rep.Consolidated = len(s.schemaIDs), int(n)
-	return s.c.enqueueDerive(s.ctx, s.tx, jobs.DeriveArgs{TenantID: s.tenant, MemoryIDs: s.schemaIDs})
+	s.schemaIDs = append(s.schemaIDs, created...)
+	s.rep.SchemasCreated, s.rep.Consolidated = s.rep.SchemasCreated+len(created), s.rep.Consolidated+int(n)
+	return nil
 }
 
 // fiedler returns λ₂ of the tenant's entity graph (decayed weights now) and the fragmentation flag.

@@ -208,6 +208,8 @@ func TestLifecycleBadInput(t *testing.T) {
 	require.ErrorIs(t, err, coordinator.ErrInvalidInput)
 	_, err = b.co.Sleep(ctx, "t", &coordinator.SleepOpts{Trigger: "whenever"}, nil)
 	require.ErrorIs(t, err, coordinator.ErrInvalidInput)
+	_, err = b.co.Sleep(ctx, "t", &coordinator.SleepOpts{MaxEpisodes: -1}, nil)
+	require.ErrorIs(t, err, coordinator.ErrInvalidInput)
 	_, err = b.co.UnderivedTenants(ctx, 0)
 	require.ErrorIs(t, err, coordinator.ErrInvalidInput)
 	// An unknown tenant has nothing to do.
@@ -217,4 +219,68 @@ func TestLifecycleBadInput(t *testing.T) {
 	ts, err := b.co.Tenants(ctx)
 	require.NoError(t, err)
 	require.Empty(t, ts)
+}
+
+// A tenant with more episodes in its sleep window than one run takes is covered by rounds: each
+// takes the next episodes after the previous run's cursor, enqueues the next round while some are
+// left, and records figures that match the rows; activity during the rounds falls into the next
+// window.
+func TestSleepRounds(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	pool, ctx := b.cfg.Pool, ctxT(t)
+	const tenant = "rounds"
+	var ids []int64 // oldest activity first
+	for i := 0; i < 10; i++ {
+		ids = append(ids, insertMem(t, pool, tenant, memSpec{layer: "episodic", kind: "episode", content: "walk number " + itoa(int64(i)),
+			created: t0.Add(time.Duration(i-10) * time.Minute), stability: 7, fadeAt: ptrTime(t0.Add(30 * 24 * time.Hour)), derived: true}))
+	}
+	type run struct {
+		episodes, storageAfter, edgesAfter int
+		cursorID                           *int64
+		windowTo                           time.Time
+	}
+	sleepRun := func(round int) (*coordinator.SleepReport, run) {
+		t.Helper()
+		rep, err := b.co.Sleep(ctx, tenant, &coordinator.SleepOpts{Trigger: "manual", Seed: 5, MaxEpisodes: 4, Round: round}, nil)
+		require.NoError(t, err)
+		var r run
+		if rep.RunID != 0 {
+			require.NoError(t, pool.QueryRow(ctx, `SELECT episodes_considered, storage_after, edges_after, (details->>'cursor_id')::bigint,
+				(details->>'window_to')::timestamptz FROM zb.sleep_run WHERE tenant_id = $1 AND id = $2`, tenant, rep.RunID).Scan(
+				&r.episodes, &r.storageAfter, &r.edgesAfter, &r.cursorID, &r.windowTo))
+			require.Equal(t, rep.Episodes, r.episodes)
+			require.Equal(t, queryInt(t, pool, `SELECT count(*) FROM zb.memory WHERE tenant_id = $1 AND status = 'active'`, tenant), r.storageAfter)
+			require.Equal(t, queryInt(t, pool, `SELECT count(*) FROM zb.memory_link WHERE tenant_id = $1 AND relation = 'associated'`, tenant)+
+				queryInt(t, pool, `SELECT count(*) FROM zb.edge WHERE tenant_id = $1`, tenant), r.edgesAfter)
+		}
+		return rep, r
+	}
+
+	rep, r := sleepRun(0)
+	require.Equal(t, 4, rep.Episodes)
+	require.True(t, rep.More)
+	require.Equal(t, ids[6], *r.cursorID, "the four newest: ids 9, 8, 7, 6")
+	require.True(t, r.windowTo.Equal(t0))
+	require.Equal(t, 1, queryInt(t, pool, `SELECT count(*) FROM river.river_job WHERE kind = 'zb_sleep' AND args->>'tenant_id' = $1
+		AND (args->>'round')::int = 1`, tenant), "the next round is queued")
+
+	// New activity of an episode already slept on: it belongs to the next window.
+	b.clock.Add(time.Minute)
+	execSQL(t, pool, `UPDATE zb.memory SET last_accessed_at = $2 WHERE id = $1`, ids[9], t0.Add(30*time.Second))
+
+	rep, r = sleepRun(1)
+	require.Equal(t, 4, rep.Episodes)
+	require.True(t, rep.More)
+	require.Equal(t, ids[2], *r.cursorID)
+	require.True(t, r.windowTo.Equal(t0), "the same window")
+	rep, r = sleepRun(2)
+	require.Equal(t, 2, rep.Episodes, "the last two of the window")
+	require.False(t, rep.More)
+	require.Nil(t, r.cursorID)
+	rep, r = sleepRun(0)
+	require.Equal(t, 1, rep.Episodes, "the next window holds the episode used since")
+	require.True(t, rep.WindowFrom.Equal(t0) && r.windowTo.Equal(t0.Add(time.Minute)))
+	rep, _ = sleepRun(0)
+	require.True(t, rep.Skipped)
 }

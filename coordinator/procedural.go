@@ -48,7 +48,7 @@ func (c *Coordinator) ReportOutcome(ctx context.Context, tenant string, memoryID
 	}
 	now := c.clock.Now()
 	var out Outcome
-	err := pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
+	err := c.beginTenant(ctx, tenant, func(tx pgx.Tx) error {
 		q := c.q.WithTx(tx)
 		if err := q.TxSetLockTimeout(ctx, fmt.Sprintf("%dms", StoreLockTimeout.Milliseconds())); err != nil {
 			return err

@@ -88,6 +88,9 @@ type Result struct {
 	// ByVector and ByLexical report which candidate generator found it.
 	ByVector  bool `json:"by_vector"`
 	ByLexical bool `json:"by_lexical"`
+	// AIGenerated marks content the system derived (consolidation, sleep schemas) rather than
+	// content stored by a caller.
+	AIGenerated bool `json:"ai_generated"`
 	// Provenance says where it came from.
 	Provenance Provenance `json:"provenance"`
 }
@@ -143,6 +146,9 @@ func (c *Coordinator) Recall(ctx context.Context, tenant, query string, opts *Re
 		}
 		layerNames = append(layerNames, string(l))
 	}
+	if len(opts.Contexts) > MaxRecallContexts {
+		return nil, fmt.Errorf("%w: %d contexts, at most %d", ErrInvalidInput, len(opts.Contexts), MaxRecallContexts)
+	}
 	for _, cx := range opts.Contexts {
 		if err := checkContext(cx); err != nil {
 			return nil, err
@@ -176,15 +182,20 @@ func (c *Coordinator) Recall(ctx context.Context, tenant, query string, opts *Re
 	}
 	params := db.RecallCandidatesParams{
 		TenantID: tenant, Query: toVector(qvec), Terms: nonNil(textproc.Terms(query, textproc.DetectLang(query))),
-		Layers: layerNames, K: int32(max(c.cfg.CandidatesPerLayer, k)), Now: now, AsOf: opts.AsOf, Contexts: opts.Contexts,
+		Layers: layerNames, K: int32(max(c.cfg.CandidatesPerLayer, k)), Now: now, AsOf: clampPGTimePtr(opts.AsOf), Contexts: opts.Contexts,
 		Deep: opts.Deep,
+	}
+	if qvec != nil {
+		// The query's model: vectors are compared only when it is the active one (0010).
+		params.Model = strPtr(c.cfg.Embedder.Model())
 	}
 	if cls.Range != nil && !opts.NoTimeFilter {
 		r := *cls.Range
 		out.Range = &r
-		params.FromTime, params.ToTime = &r.From, &r.To
+		from, to := clampPGTime(r.From), clampPGTime(r.To)
+		params.FromTime, params.ToTime = &from, &to
 	}
-	rows, err := c.q.RecallCandidates(ctx, params)
+	rows, err := tenantRead(ctx, c, tenant, func(q *db.Queries) ([]db.RecallCandidatesRow, error) { return q.RecallCandidates(ctx, params) })
 	if err != nil {
 		return nil, interpretError("generating recall candidates", err)
 	}
@@ -256,7 +267,7 @@ func (c *Coordinator) Recall(ctx context.Context, tenant, query string, opts *Re
 		r := byID[rr.ID]
 		b := bayes.Belief{Alpha: r.ConfAlpha, Beta: r.ConfBeta}
 		iv := b.Interval95()
-		res := Result{ID: r.ID, Layer: rr.Layer, Kind: r.Kind, Content: r.Content, Score: rr.Score,
+		res := Result{ID: r.ID, Layer: rr.Layer, Kind: r.Kind, Content: r.Content, Score: rr.Score, AIGenerated: r.AiGenerated,
 			Confidence: b.Mean(), ConfidenceLow: iv.Lower, ConfidenceHigh: iv.Upper, Retrievability: rets[rr.ID],
 			Signals: rr.Signals, ByVector: r.ByVector, ByLexical: r.ByLexical,
 			Provenance: Provenance{SourceIDs: nonNil(r.SourceIDs), SessionID: r.SessionID, Context: r.Context,
@@ -352,12 +363,13 @@ func (c *Coordinator) recallSideEffects(ctx context.Context, tenant, query strin
 ) ([]int64, error) {
 	ids := make([]int64, 0, len(results))
 	stabs := make([]float64, 0, len(results))
+	reads := make([]float64, 0, len(results))
 	fades := make([]time.Time, 0, len(results))
 	for _, res := range results {
 		r := rows[strconv.FormatInt(res.ID, 10)]
-		s, f := 1.0, now
+		s, f, read := 1.0, now, 1.0
 		if r.Stability != nil {
-			s, f = *r.Stability, now.Add(forgetting.Day)
+			s, f, read = *r.Stability, now.Add(forgetting.Day), *r.Stability
 			if tr, ok := c.trace(r.Layer, *r.Stability, r.Valence, r.Arousal, r.Significance, r.LastAccessedAt); ok {
 				if nt, err := c.forget.Recall(tr, now); err == nil {
 					s = nt.Stability.Hours() / 24
@@ -367,11 +379,11 @@ func (c *Coordinator) recallSideEffects(ctx context.Context, tenant, query strin
 				}
 			}
 		}
-		ids, stabs, fades = append(ids, res.ID), append(stabs, s), append(fades, f)
+		ids, stabs, fades, reads = append(ids, res.ID), append(stabs, s), append(fades, f), append(reads, read)
 	}
 	sum := sha256.Sum256([]byte(query))
 	var touched []int64
-	err := pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
+	err := c.beginTenant(ctx, tenant, func(tx pgx.Tx) error {
 		q := c.q.WithTx(tx)
 		if err := q.TxSetLockTimeout(ctx, fmt.Sprintf("%dms", max(1, c.cfg.SideEffectLockTimeout.Milliseconds()))); err != nil {
 			return err
@@ -386,8 +398,11 @@ func (c *Coordinator) recallSideEffects(ctx context.Context, tenant, query strin
 		}
 		var err error
 		if len(ids) > 0 {
+			// The stabilities read above are passed along: a stability another transaction
+			// changed meanwhile gets this recall's growth factor instead of being overwritten.
 			if touched, err = q.MemoryRecallApply(ctx, db.MemoryRecallApplyParams{TenantID: tenant, Ids: ids,
-				Stabilities: stabs, FadeAts: fades, Now: now}); err != nil {
+				Stabilities: stabs, FadeAts: fades, ReadStabilities: reads, Now: now,
+				MaxStability: c.forget.Params().MaxStability.Hours() / 24}); err != nil {
 				return err
 			}
 		}
@@ -401,6 +416,9 @@ func (c *Coordinator) recallSideEffects(ctx context.Context, tenant, query strin
 					return err
 				}
 			}
+		}
+		if err := c.neuroOnRecall(ctx, q, tenant, results, sw, now); err != nil {
+			return err
 		}
 		detail, _ := json.Marshal(map[string]any{"query_sha256": hex.EncodeToString(sum[:]), "class": class,
 			"result_ids": ids, "touched": touched})

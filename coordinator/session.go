@@ -58,7 +58,7 @@ func (c *Coordinator) TouchSession(ctx context.Context, tenant string, id uuid.U
 		return err
 	}
 	now := c.clock.Now()
-	err := pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
+	err := c.beginTenant(ctx, tenant, func(tx pgx.Tx) error {
 		q := c.q.WithTx(tx)
 		if err := q.TenantEnsure(ctx, db.TenantEnsureParams{ID: tenant}); err != nil {
 			return err
@@ -77,7 +77,7 @@ func (c *Coordinator) EndSession(ctx context.Context, tenant string, id uuid.UUI
 	}
 	now := c.clock.Now()
 	var out Session
-	err := pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
+	err := c.beginTenant(ctx, tenant, func(tx pgx.Tx) error {
 		row, err := c.q.WithTx(tx).SessionEnd(ctx, db.SessionEndParams{TenantID: tenant, ID: id, Now: now})
 		if err != nil {
 			return err

@@ -116,6 +116,8 @@ type StoreResult struct {
 	Dates []retrieval.DateRef
 	// Embedded reports whether the memory was embedded inline.
 	Embedded bool
+	// ApprovalID is the queued approval request when Outcome is OutcomePendingApproval.
+	ApprovalID int64
 }
 
 // prepared is a validated memory with everything computed outside the transaction.
@@ -197,6 +199,9 @@ func (c *Coordinator) prepare(in StoreInput, now time.Time) (*prepared, error) {
 			return nil, fmt.Errorf("%w: source id %d", ErrInvalidInput, id)
 		}
 	}
+	if err := checkStoreLimits(in); err != nil {
+		return nil, err
+	}
 	if in.Skill != nil {
 		for _, s := range append(append([]string{in.Skill.Trigger}, in.Skill.Steps...), in.Skill.Tools...) {
 			if !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 {
@@ -223,8 +228,10 @@ func (c *Coordinator) prepare(in StoreInput, now time.Time) (*prepared, error) {
 	cls := c.classifier.Classify(in.Content, memTime)
 	p.dates = cls.Dates
 	if cls.Range != nil {
-		from, to := cls.Range.From, cls.Range.To
-		p.eventFrom, p.eventTo = &from, &to
+		// A span that PostgreSQL cannot hold (wholly before 4713 BC) is left out.
+		if from, to := clampPGTime(cls.Range.From), clampPGTime(cls.Range.To); to.After(from) {
+			p.eventFrom, p.eventTo = &from, &to
+		}
 	}
 	switch {
 	case in.Layer != "":
@@ -261,6 +268,9 @@ func (c *Coordinator) prepare(in StoreInput, now time.Time) (*prepared, error) {
 	}
 	if p.metadata, err = json.Marshal(md); err != nil {
 		return nil, fmt.Errorf("%w: metadata: %w", ErrInvalidInput, err)
+	}
+	if len(p.metadata) > MaxMetadataBytes {
+		return nil, fmt.Errorf("%w: metadata of %d bytes, at most %d", ErrInvalidInput, len(p.metadata), MaxMetadataBytes)
 	}
 
 	// Index terms, forgetting state, priority.
@@ -358,7 +368,7 @@ func (c *Coordinator) Store(ctx context.Context, in StoreInput) (*StoreResult, e
 	}
 	res := &StoreResult{Layer: p.layer, Kind: p.kind, Route: p.route, Outcome: OutcomeCreated, Fact: p.fact,
 		Dates: p.dates, Embedded: p.embedding != nil}
-	err = pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
+	err = c.beginTenant(ctx, in.TenantID, func(tx pgx.Tx) error {
 		q := c.q.WithTx(tx)
 		if err := q.TxSetLockTimeout(ctx, fmt.Sprintf("%dms", StoreLockTimeout.Milliseconds())); err != nil {
 			return err
@@ -502,6 +512,9 @@ func (c *Coordinator) storeNew(ctx context.Context, tx pgx.Tx, q *db.Queries, p 
 		Action: "memory.store", MemoryID: &id, Detail: detail}); err != nil {
 		return err
 	}
+	if err := c.neuroOnStore(ctx, q, switches, p.in.TenantID, res, p.now); err != nil {
+		return err
+	}
 	return c.enqueueDerive(ctx, tx, jobs.DeriveArgs{TenantID: p.in.TenantID, MemoryIDs: []int64{id},
 		NeedsEmbedding: p.embedding == nil, RecheckSupersede: recheck})
 }
@@ -536,6 +549,9 @@ func (c *Coordinator) storeCore(ctx context.Context, tx pgx.Tx, q *db.Queries, p
 	if existing.Content == p.in.Content {
 		res.Outcome = OutcomeUnchanged
 		return nil
+	}
+	if pending, err := c.gateCore(ctx, q, p, existing.ID, res); err != nil || pending {
+		return err
 	}
 	res.Outcome = OutcomeUpdated
 	if _, err := q.MemoryCoreUpdate(ctx, db.MemoryCoreUpdateParams{

@@ -5,6 +5,7 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/pgvector/pgvector-go"
@@ -64,6 +65,35 @@ func checkEmbedding(v []float32, dim int) error {
 		return ErrInvalidEmbedding
 	}
 	return nil
+}
+
+// PostgreSQL's timestamptz range, a little inside its exact bounds (4714-11-24 BC and
+// 294276-12-31 AD).
+var (
+	pgTimeMin = time.Date(-4712, 1, 1, 0, 0, 0, 0, time.UTC)
+	pgTimeMax = time.Date(294275, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+// clampPGTime limits t to the range PostgreSQL's timestamptz holds. Resolved date expressions
+// can leave it ("9999 years ago" from 2026 is 7973 BC); a range clamped to the bounds still
+// selects what the unclamped one would.
+func clampPGTime(t time.Time) time.Time {
+	switch {
+	case t.Before(pgTimeMin):
+		return pgTimeMin
+	case t.After(pgTimeMax):
+		return pgTimeMax
+	}
+	return t
+}
+
+// clampPGTimePtr is clampPGTime for an optional time.
+func clampPGTimePtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	c := clampPGTime(*t)
+	return &c
 }
 
 func toVector(v []float32) *pgvector.Vector {

@@ -19,7 +19,8 @@ WITH a AS (
     WHERE tenant_id = $2::text AND id = ANY ($3::bigint[]) AND status = 'active'
     RETURNING id
 ), r AS (
-    DELETE FROM zb.review_state rs USING a WHERE rs.tenant_id = $2::text AND rs.memory_id = a.id
+    DELETE FROM zb.review_state rs USING a
+    WHERE rs.tenant_id = $2::text AND rs.memory_id = ANY ($3::bigint[]) AND rs.memory_id = a.id
 )
 SELECT count(*) FROM a
 `
@@ -218,48 +219,138 @@ func (q *Queries) LcDeriveRead(ctx context.Context, arg LcDeriveReadParams) ([]L
 	return items, nil
 }
 
-const lcDeriveWrite = `-- name: LcDeriveWrite :exec
-UPDATE zb.memory
-SET embedding = coalesce($1::vector, embedding),
-    embedding_model = coalesce($2::text, embedding_model),
-    terms = $3::text[], term_count = $4::int,
-    valence = $5::real, arousal = $6::real, significance = $7::real,
-    priority = $8::real, fade_at = $9::timestamptz, derived_at = $10::timestamptz
-WHERE tenant_id = $11::text AND id = $12::bigint
+const lcDeriveWriteMany = `-- name: LcDeriveWriteMany :execrows
+UPDATE zb.memory m
+SET embedding = CASE WHEN u.has_emb
+                     THEN (($1::real[])[u.emb_off + 1 : u.emb_off + $2::int])::vector
+                     ELSE m.embedding END,
+    embedding_model = CASE WHEN u.has_emb THEN $3::text ELSE m.embedding_model END,
+    terms = CASE WHEN u.set_terms THEN ($4::text[])[u.term_off + 1 : u.term_off + u.term_count] ELSE m.terms END,
+    term_count = CASE WHEN u.set_terms THEN u.term_count ELSE m.term_count END,
+    valence = u.valence, arousal = u.arousal, significance = u.significance, priority = u.priority,
+    fade_at = CASE WHEN u.fade_null THEN NULL ELSE u.fade_at END,
+    derived_at = $5::timestamptz
+FROM (SELECT unnest($7::bigint[]) AS id, unnest($8::boolean[]) AS has_emb,
+             unnest($9::int[]) AS emb_off, unnest($10::boolean[]) AS set_terms,
+             unnest($11::int[]) AS term_off, unnest($12::int[]) AS term_count,
+             unnest($13::real[]) AS valence, unnest($14::real[]) AS arousal,
+             unnest($15::real[]) AS significance, unnest($16::real[]) AS priority,
+             unnest($17::boolean[]) AS fade_null, unnest($18::timestamptz[]) AS fade_at) AS u
+WHERE m.tenant_id = $6::text AND m.id = ANY ($7::bigint[]) AND m.id = u.id
 `
 
-type LcDeriveWriteParams struct {
-	Embedding      *pgvector.Vector `json:"embedding"`
-	EmbeddingModel *string          `json:"embedding_model"`
-	Terms          []string         `json:"terms"`
-	TermCount      int32            `json:"term_count"`
-	Valence        float32          `json:"valence"`
-	Arousal        float32          `json:"arousal"`
-	Significance   float32          `json:"significance"`
-	Priority       float32          `json:"priority"`
-	FadeAt         *time.Time       `json:"fade_at"`
-	Now            time.Time        `json:"now"`
-	TenantID       string           `json:"tenant_id"`
-	ID             int64            `json:"id"`
+type LcDeriveWriteManyParams struct {
+	Embeddings     []float32   `json:"embeddings"`
+	Dim            int32       `json:"dim"`
+	EmbeddingModel string      `json:"embedding_model"`
+	Terms          []string    `json:"terms"`
+	Now            time.Time   `json:"now"`
+	TenantID       string      `json:"tenant_id"`
+	Ids            []int64     `json:"ids"`
+	HasEmbedding   []bool      `json:"has_embedding"`
+	EmbOffsets     []int32     `json:"emb_offsets"`
+	SetTerms       []bool      `json:"set_terms"`
+	TermOffsets    []int32     `json:"term_offsets"`
+	TermCounts     []int32     `json:"term_counts"`
+	Valences       []float32   `json:"valences"`
+	Arousals       []float32   `json:"arousals"`
+	Significances  []float32   `json:"significances"`
+	Priorities     []float32   `json:"priorities"`
+	FadeNull       []bool      `json:"fade_null"`
+	FadeAts        []time.Time `json:"fade_ats"`
 }
 
-// LcDeriveWrite writes what derivation computed for one memory and marks it derived.
-func (q *Queries) LcDeriveWrite(ctx context.Context, arg LcDeriveWriteParams) error {
-	_, err := q.db.Exec(ctx, lcDeriveWrite,
-		arg.Embedding,
+// LcDeriveWriteMany writes what derivation computed for many memories in one statement and marks
+// them derived. Per memory (arrays in the order of ids): has_embedding says whether a new
+// embedding is written, taken from embeddings (dim values per memory that has one, in order,
+// flattened; emb_offsets gives each one's start); set_terms whether its BM25 terms are replaced by
+// terms[term_offsets + 1 .. term_offsets + term_counts]; fade_null clears the fade time, else
+// fade_ats is written.
+func (q *Queries) LcDeriveWriteMany(ctx context.Context, arg LcDeriveWriteManyParams) (int64, error) {
+	result, err := q.db.Exec(ctx, lcDeriveWriteMany,
+		arg.Embeddings,
+		arg.Dim,
 		arg.EmbeddingModel,
 		arg.Terms,
-		arg.TermCount,
-		arg.Valence,
-		arg.Arousal,
-		arg.Significance,
-		arg.Priority,
-		arg.FadeAt,
 		arg.Now,
 		arg.TenantID,
-		arg.ID,
+		arg.Ids,
+		arg.HasEmbedding,
+		arg.EmbOffsets,
+		arg.SetTerms,
+		arg.TermOffsets,
+		arg.TermCounts,
+		arg.Valences,
+		arg.Arousals,
+		arg.Significances,
+		arg.Priorities,
+		arg.FadeNull,
+		arg.FadeAts,
 	)
-	return err
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const lcEdgePairsLock = `-- name: LcEdgePairsLock :many
+SELECT e.id, e.source_id, e.target_id, e.weight, e.variance, e.activation_count, e.last_activated_at
+FROM zb.edge e
+JOIN (SELECT unnest($1::bigint[]) AS s, unnest($2::bigint[]) AS t) AS p ON e.source_id = p.s AND e.target_id = p.t
+WHERE e.tenant_id = $3::text AND e.relation = ($4::text)::zb.edge_relation
+ORDER BY e.id
+FOR UPDATE OF e
+`
+
+type LcEdgePairsLockParams struct {
+	SourceIDs []int64 `json:"source_ids"`
+	TargetIds []int64 `json:"target_ids"`
+	TenantID  string  `json:"tenant_id"`
+	Relation  string  `json:"relation"`
+}
+
+type LcEdgePairsLockRow struct {
+	ID              int64     `json:"id"`
+	SourceID        int64     `json:"source_id"`
+	TargetID        int64     `json:"target_id"`
+	Weight          float64   `json:"weight"`
+	Variance        float64   `json:"variance"`
+	ActivationCount int32     `json:"activation_count"`
+	LastActivatedAt time.Time `json:"last_activated_at"`
+}
+
+// LcEdgePairsLock locks the edges of one relation between the given (source, target) pairs.
+func (q *Queries) LcEdgePairsLock(ctx context.Context, arg LcEdgePairsLockParams) ([]LcEdgePairsLockRow, error) {
+	rows, err := q.db.Query(ctx, lcEdgePairsLock,
+		arg.SourceIDs,
+		arg.TargetIds,
+		arg.TenantID,
+		arg.Relation,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []LcEdgePairsLockRow
+	for rows.Next() {
+		var i LcEdgePairsLockRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.SourceID,
+			&i.TargetID,
+			&i.Weight,
+			&i.Variance,
+			&i.ActivationCount,
+			&i.LastActivatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const lcEdgeUpsert = `-- name: LcEdgeUpsert :exec
@@ -359,62 +450,74 @@ func (q *Queries) LcEdgesAmongLock(ctx context.Context, arg LcEdgesAmongLockPara
 	return items, nil
 }
 
-const lcEntityFind = `-- name: LcEntityFind :one
-SELECT id, type FROM zb.entity
-WHERE tenant_id = $1::text AND context = $2::text AND normalized_name = $3::text
-ORDER BY mention_count DESC, id
-LIMIT 1
+const lcEntityResolveMany = `-- name: LcEntityResolveMany :many
+WITH want AS (
+    SELECT context, normalized_name, name, type, ord FROM (SELECT unnest($1::text[]) AS context, unnest($2::text[]) AS normalized_name,
+             unnest($3::text[]) AS name, unnest($4::text[]) AS type, unnest($5::int[]) AS ord) AS w
+), found AS (
+    SELECT DISTINCT ON (w.context, w.normalized_name) w.context, w.normalized_name, e.id
+    FROM want w
+    JOIN zb.entity e ON e.tenant_id = $6::text AND e.context = w.context AND e.normalized_name = w.normalized_name
+    ORDER BY w.context, w.normalized_name, e.mention_count DESC, e.id
+), ins AS (
+    INSERT INTO zb.entity (tenant_id, context, name, normalized_name, type, created_at, updated_at)
+    SELECT $6::text, w.context, w.name, w.normalized_name, w.type, $7::timestamptz, $7::timestamptz
+    FROM want w
+    WHERE NOT EXISTS (SELECT 1 FROM found f WHERE f.context = w.context AND f.normalized_name = w.normalized_name)
+    ORDER BY w.ord
+    ON CONFLICT (tenant_id, context, normalized_name, type) DO UPDATE SET updated_at = greatest(zb.entity.updated_at, EXCLUDED.updated_at)
+    RETURNING context, normalized_name, id
+)
+SELECT f.context::text AS context, f.normalized_name::text AS normalized_name, f.id::bigint AS id FROM found f
+UNION ALL
+SELECT i.context::text, i.normalized_name::text, i.id::bigint FROM ins i
 `
 
-type LcEntityFindParams struct {
-	TenantID       string `json:"tenant_id"`
+type LcEntityResolveManyParams struct {
+	Contexts        []string  `json:"contexts"`
+	NormalizedNames []string  `json:"normalized_names"`
+	Names           []string  `json:"names"`
+	Types           []string  `json:"types"`
+	Ords            []int32   `json:"ords"`
+	TenantID        string    `json:"tenant_id"`
+	Now             time.Time `json:"now"`
+}
+
+type LcEntityResolveManyRow struct {
 	Context        string `json:"context"`
 	NormalizedName string `json:"normalized_name"`
+	ID             int64  `json:"id"`
 }
 
-type LcEntityFindRow struct {
-	ID   int64  `json:"id"`
-	Type string `json:"type"`
-}
-
-// LcEntityFind returns the entity of a context with a normalized name (any type; the most
-// mentioned first).
-func (q *Queries) LcEntityFind(ctx context.Context, arg LcEntityFindParams) (LcEntityFindRow, error) {
-	row := q.db.QueryRow(ctx, lcEntityFind, arg.TenantID, arg.Context, arg.NormalizedName)
-	var i LcEntityFindRow
-	err := row.Scan(&i.ID, &i.Type)
-	return i, err
-}
-
-const lcEntityUpsert = `-- name: LcEntityUpsert :one
-INSERT INTO zb.entity (tenant_id, context, name, normalized_name, type, created_at, updated_at)
-VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::timestamptz, $6::timestamptz)
-ON CONFLICT (tenant_id, context, normalized_name, type) DO UPDATE SET updated_at = greatest(zb.entity.updated_at, EXCLUDED.updated_at)
-RETURNING id
-`
-
-type LcEntityUpsertParams struct {
-	TenantID       string    `json:"tenant_id"`
-	Context        string    `json:"context"`
-	Name           string    `json:"name"`
-	NormalizedName string    `json:"normalized_name"`
-	Type           string    `json:"type"`
-	Now            time.Time `json:"now"`
-}
-
-// LcEntityUpsert creates an entity, or returns the existing one with the same key.
-func (q *Queries) LcEntityUpsert(ctx context.Context, arg LcEntityUpsertParams) (int64, error) {
-	row := q.db.QueryRow(ctx, lcEntityUpsert,
+// LcEntityResolveMany returns the entity of each (context, normalized name): the existing one of
+// any type (the most mentioned first), else a new one of the given name and type, created in the
+// order of ords (one with the same key created concurrently is reused).
+func (q *Queries) LcEntityResolveMany(ctx context.Context, arg LcEntityResolveManyParams) ([]LcEntityResolveManyRow, error) {
+	rows, err := q.db.Query(ctx, lcEntityResolveMany,
+		arg.Contexts,
+		arg.NormalizedNames,
+		arg.Names,
+		arg.Types,
+		arg.Ords,
 		arg.TenantID,
-		arg.Context,
-		arg.Name,
-		arg.NormalizedName,
-		arg.Type,
 		arg.Now,
 	)
-	var id int64
-	err := row.Scan(&id)
-	return id, err
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []LcEntityResolveManyRow
+	for rows.Next() {
+		var i LcEntityResolveManyRow
+		if err := rows.Scan(&i.Context, &i.NormalizedName, &i.ID); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const lcEvidenceInsert = `-- name: LcEvidenceInsert :exec
@@ -514,24 +617,31 @@ func (q *Queries) LcFactsSameSubject(ctx context.Context, arg LcFactsSameSubject
 	return items, nil
 }
 
-const lcFactsSimilar = `-- name: LcFactsSimilar :many
-SELECT id, content, created_at, valid_from, valid_to, superseded_by, conf_alpha, conf_beta, confidence, kind,
-       (1 - (embedding <=> $1::vector))::double precision AS cosine
-FROM zb.memory
-WHERE tenant_id = $2::text AND status = 'active' AND layer = 'semantic' AND embedding IS NOT NULL
-  AND id <> $3::bigint
-ORDER BY embedding <=> $1::vector
-LIMIT $4::int
+const lcFactsSimilarMany = `-- name: LcFactsSimilarMany :many
+SELECT q.id AS memory_id, f.id, f.content, f.created_at, f.valid_from, f.valid_to, f.superseded_by, f.conf_alpha,
+       f.conf_beta, f.confidence, f.kind, f.cosine
+FROM zb.memory q
+CROSS JOIN LATERAL (
+    SELECT m.id, m.content, m.created_at, m.valid_from, m.valid_to, m.superseded_by, m.conf_alpha, m.conf_beta,
+           m.confidence, m.kind, (1 - (m.embedding <=> q.embedding))::double precision AS cosine
+    FROM zb.memory m
+    WHERE m.tenant_id = $1::text AND m.status = 'active' AND m.layer = 'semantic' AND m.embedding IS NOT NULL
+      AND m.id <> q.id
+    ORDER BY m.embedding <=> q.embedding
+    LIMIT $2::int
+) f
+WHERE q.tenant_id = $1::text AND q.id = ANY ($3::bigint[]) AND q.embedding IS NOT NULL
+ORDER BY q.id, f.cosine DESC, f.id
 `
 
-type LcFactsSimilarParams struct {
-	Query    *pgvector.Vector `json:"query"`
-	TenantID string           `json:"tenant_id"`
-	ID       int64            `json:"id"`
-	K        int32            `json:"k"`
+type LcFactsSimilarManyParams struct {
+	TenantID string  `json:"tenant_id"`
+	K        int32   `json:"k"`
+	Ids      []int64 `json:"ids"`
 }
 
-type LcFactsSimilarRow struct {
+type LcFactsSimilarManyRow struct {
+	MemoryID     int64      `json:"memory_id"`
 	ID           int64      `json:"id"`
 	Content      string     `json:"content"`
 	CreatedAt    time.Time  `json:"created_at"`
@@ -545,22 +655,19 @@ type LcFactsSimilarRow struct {
 	Cosine       float64    `json:"cosine"`
 }
 
-// LcFactsSimilar returns the k active semantic memories nearest to an embedding (HNSW), other than id.
-func (q *Queries) LcFactsSimilar(ctx context.Context, arg LcFactsSimilarParams) ([]LcFactsSimilarRow, error) {
-	rows, err := q.db.Query(ctx, lcFactsSimilar,
-		arg.Query,
-		arg.TenantID,
-		arg.ID,
-		arg.K,
-	)
+// LcFactsSimilarMany returns, for each of the memories ids that has an embedding, the k active
+// semantic memories nearest to it (HNSW), other than itself, nearest first.
+func (q *Queries) LcFactsSimilarMany(ctx context.Context, arg LcFactsSimilarManyParams) ([]LcFactsSimilarManyRow, error) {
+	rows, err := q.db.Query(ctx, lcFactsSimilarMany, arg.TenantID, arg.K, arg.Ids)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var items []LcFactsSimilarRow
+	var items []LcFactsSimilarManyRow
 	for rows.Next() {
-		var i LcFactsSimilarRow
+		var i LcFactsSimilarManyRow
 		if err := rows.Scan(
+			&i.MemoryID,
 			&i.ID,
 			&i.Content,
 			&i.CreatedAt,
@@ -657,6 +764,45 @@ func (q *Queries) LcLabileNear(ctx context.Context, arg LcLabileNearParams) ([]L
 			&i.ClosesAt,
 			&i.Cosine,
 		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const lcLabileWindowsBetween = `-- name: LcLabileWindowsBetween :many
+SELECT memory_id, opened_at, closes_at FROM zb.lability_window
+WHERE tenant_id = $1::text AND opened_at <= $2::timestamptz AND closes_at > $3::timestamptz
+ORDER BY memory_id
+`
+
+type LcLabileWindowsBetweenParams struct {
+	TenantID string    `json:"tenant_id"`
+	Until    time.Time `json:"until"`
+	Since    time.Time `json:"since"`
+}
+
+type LcLabileWindowsBetweenRow struct {
+	MemoryID int64     `json:"memory_id"`
+	OpenedAt time.Time `json:"opened_at"`
+	ClosesAt time.Time `json:"closes_at"`
+}
+
+// LcLabileWindowsBetween returns a tenant's lability windows open at some time in [since, until].
+func (q *Queries) LcLabileWindowsBetween(ctx context.Context, arg LcLabileWindowsBetweenParams) ([]LcLabileWindowsBetweenRow, error) {
+	rows, err := q.db.Query(ctx, lcLabileWindowsBetween, arg.TenantID, arg.Until, arg.Since)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []LcLabileWindowsBetweenRow
+	for rows.Next() {
+		var i LcLabileWindowsBetweenRow
+		if err := rows.Scan(&i.MemoryID, &i.OpenedAt, &i.ClosesAt); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -907,40 +1053,47 @@ func (q *Queries) LcMemoryRewrite(ctx context.Context, arg LcMemoryRewriteParams
 	return err
 }
 
-const lcMentionInsert = `-- name: LcMentionInsert :execrows
+const lcMentionInsertMany = `-- name: LcMentionInsertMany :one
 WITH ins AS (
     INSERT INTO zb.mention (tenant_id, memory_id, entity_id, span_start, span_end)
-    VALUES ($2::text, $3::bigint, $4::bigint, $5::int, $6::int)
+    SELECT $1::text, u.m, u.e, u.s, u.en
+    FROM (SELECT unnest($2::bigint[]) AS m, unnest($3::bigint[]) AS e,
+             unnest($4::int[]) AS s, unnest($5::int[]) AS en) AS u
     ON CONFLICT (tenant_id, memory_id, entity_id) DO NOTHING
     RETURNING entity_id
+), per AS (
+    SELECT entity_id, count(*) AS n FROM ins GROUP BY entity_id
+), upd AS (
+    UPDATE zb.entity e SET mention_count = e.mention_count + per.n, updated_at = $6::timestamptz
+    FROM per WHERE e.tenant_id = $1::text AND e.id = per.entity_id
+    RETURNING 1
 )
-UPDATE zb.entity e SET mention_count = e.mention_count + 1, updated_at = $1::timestamptz
-FROM ins WHERE e.tenant_id = $2::text AND e.id = ins.entity_id
+SELECT (SELECT count(*) FROM ins)::int AS inserted
 `
 
-type LcMentionInsertParams struct {
-	Now       time.Time `json:"now"`
-	TenantID  string    `json:"tenant_id"`
-	MemoryID  int64     `json:"memory_id"`
-	EntityID  int64     `json:"entity_id"`
-	SpanStart int32     `json:"span_start"`
-	SpanEnd   int32     `json:"span_end"`
+type LcMentionInsertManyParams struct {
+	TenantID   string    `json:"tenant_id"`
+	MemoryIds  []int64   `json:"memory_ids"`
+	EntityIds  []int64   `json:"entity_ids"`
+	SpanStarts []int32   `json:"span_starts"`
+	SpanEnds   []int32   `json:"span_ends"`
+	Now        time.Time `json:"now"`
 }
 
-// LcMentionInsert records that a memory mentions an entity (once) and counts the mention.
-func (q *Queries) LcMentionInsert(ctx context.Context, arg LcMentionInsertParams) (int64, error) {
-	result, err := q.db.Exec(ctx, lcMentionInsert,
-		arg.Now,
+// LcMentionInsertMany records memory–entity mentions (each pair once) and adds the new ones to
+// the entities' mention counts; it returns the number of new mentions.
+func (q *Queries) LcMentionInsertMany(ctx context.Context, arg LcMentionInsertManyParams) (int32, error) {
+	row := q.db.QueryRow(ctx, lcMentionInsertMany,
 		arg.TenantID,
-		arg.MemoryID,
-		arg.EntityID,
-		arg.SpanStart,
-		arg.SpanEnd,
+		arg.MemoryIds,
+		arg.EntityIds,
+		arg.SpanStarts,
+		arg.SpanEnds,
+		arg.Now,
 	)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
+	var inserted int32
+	err := row.Scan(&inserted)
+	return inserted, err
 }
 
 const lcMentionsOf = `-- name: LcMentionsOf :many
@@ -977,44 +1130,6 @@ func (q *Queries) LcMentionsOf(ctx context.Context, arg LcMentionsOfParams) ([]L
 			&i.EntityID,
 			&i.NormalizedName,
 			&i.Type,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const lcNeuroGet = `-- name: LcNeuroGet :many
-SELECT tenant_id, da_tonic, ne_tonic, ht_tonic, ach_tonic, da_phasic, ne_phasic, ht_phasic, ach_phasic, phasic_at, last_tick_at, updated_at FROM zb.neuromodulator_state WHERE tenant_id = $1::text
-`
-
-// LcNeuroGet returns a tenant's neuromodulator state (no row: never changed).
-func (q *Queries) LcNeuroGet(ctx context.Context, tenantID string) ([]ZbNeuromodulatorState, error) {
-	rows, err := q.db.Query(ctx, lcNeuroGet, tenantID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []ZbNeuromodulatorState
-	for rows.Next() {
-		var i ZbNeuromodulatorState
-		if err := rows.Scan(
-			&i.TenantID,
-			&i.DaTonic,
-			&i.NeTonic,
-			&i.HtTonic,
-			&i.AchTonic,
-			&i.DaPhasic,
-			&i.NePhasic,
-			&i.HtPhasic,
-			&i.AchPhasic,
-			&i.PhasicAt,
-			&i.LastTickAt,
-			&i.UpdatedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -1172,6 +1287,35 @@ func (q *Queries) LcReviewStateEnsure(ctx context.Context, arg LcReviewStateEnsu
 	return result.RowsAffected(), nil
 }
 
+const lcReviewStateEnsureMany = `-- name: LcReviewStateEnsureMany :execrows
+INSERT INTO zb.review_state (tenant_id, memory_id, due, accesses_at_review)
+SELECT $1::text, u.m, $2::timestamptz, u.a
+FROM (SELECT unnest($3::bigint[]) AS m, unnest($4::int[]) AS a) AS u
+ON CONFLICT (tenant_id, memory_id) DO NOTHING
+`
+
+type LcReviewStateEnsureManyParams struct {
+	TenantID  string    `json:"tenant_id"`
+	Due       time.Time `json:"due"`
+	MemoryIds []int64   `json:"memory_ids"`
+	Accesses  []int32   `json:"accesses"`
+}
+
+// LcReviewStateEnsureMany creates the FSRS review states (new cards due at due) of memories that
+// have none.
+func (q *Queries) LcReviewStateEnsureMany(ctx context.Context, arg LcReviewStateEnsureManyParams) (int64, error) {
+	result, err := q.db.Exec(ctx, lcReviewStateEnsureMany,
+		arg.TenantID,
+		arg.Due,
+		arg.MemoryIds,
+		arg.Accesses,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const lcSetBelief = `-- name: LcSetBelief :exec
 UPDATE zb.memory SET conf_alpha = $1::double precision, conf_beta = $2::double precision,
     confidence = $3::double precision, updated_at = $4::timestamptz
@@ -1257,7 +1401,8 @@ func (q *Queries) LcStabilityLockUpsert(ctx context.Context, arg LcStabilityLock
 
 const lcSupersede = `-- name: LcSupersede :execrows
 UPDATE zb.memory
-SET valid_to = $1::timestamptz, superseded_by = $2::bigint, updated_at = $3::timestamptz
+SET valid_to = greatest($1::timestamptz, valid_from + interval '1 microsecond'),
+    superseded_by = $2::bigint, updated_at = $3::timestamptz
 WHERE tenant_id = $4::text AND id = $5::bigint AND valid_to IS NULL
 `
 
@@ -1269,7 +1414,9 @@ type LcSupersedeParams struct {
 	ID           int64     `json:"id"`
 }
 
-// LcSupersede ends the validity of a live fact and points it at the fact that replaces it.
+// LcSupersede ends the validity of a live fact and points it at the fact that replaces it. A fact
+// stated at the same instant as its replacement ends a microsecond after it began (valid_to >
+// valid_from), as in store: the later one wins.
 func (q *Queries) LcSupersede(ctx context.Context, arg LcSupersedeParams) (int64, error) {
 	result, err := q.db.Exec(ctx, lcSupersede,
 		arg.ValidTo,
@@ -1284,32 +1431,34 @@ func (q *Queries) LcSupersede(ctx context.Context, arg LcSupersedeParams) (int64
 	return result.RowsAffected(), nil
 }
 
-const lcTripleCopyEnsure = `-- name: LcTripleCopyEnsure :execrows
+const lcTripleCopyEnsureMany = `-- name: LcTripleCopyEnsureMany :execrows
 INSERT INTO zb.triple_copy (tenant_id, memory_id, copy, initial_strength, tau_seconds, created_at)
-SELECT $1::text, $2::bigint, u.c, u.s, u.tau, $3::timestamptz
-FROM (SELECT unnest($4::text[]) AS c, unnest($5::double precision[]) AS s,
-             unnest($6::double precision[]) AS tau) u
+SELECT $1::text, u.m, u.c, u.s, u.tau, u.at
+FROM (SELECT unnest($2::bigint[]) AS m, unnest($3::text[]) AS c,
+             unnest($4::double precision[]) AS s, unnest($5::double precision[]) AS tau,
+             unnest($6::timestamptz[]) AS at) AS u
 ON CONFLICT (tenant_id, memory_id, copy) DO NOTHING
 `
 
-type LcTripleCopyEnsureParams struct {
-	TenantID  string    `json:"tenant_id"`
-	MemoryID  int64     `json:"memory_id"`
-	StoredAt  time.Time `json:"stored_at"`
-	Copies    []string  `json:"copies"`
-	Strengths []float64 `json:"strengths"`
-	Taus      []float64 `json:"taus"`
+type LcTripleCopyEnsureManyParams struct {
+	TenantID  string      `json:"tenant_id"`
+	MemoryIds []int64     `json:"memory_ids"`
+	Copies    []string    `json:"copies"`
+	Strengths []float64   `json:"strengths"`
+	Taus      []float64   `json:"taus"`
+	StoredAt  []time.Time `json:"stored_at"`
 }
 
-// LcTripleCopyEnsure writes the fast and medium copies of a memory when it has none.
-func (q *Queries) LcTripleCopyEnsure(ctx context.Context, arg LcTripleCopyEnsureParams) (int64, error) {
-	result, err := q.db.Exec(ctx, lcTripleCopyEnsure,
+// LcTripleCopyEnsureMany writes triple copies (memory, copy, strength, tau, stored at) that do
+// not exist yet.
+func (q *Queries) LcTripleCopyEnsureMany(ctx context.Context, arg LcTripleCopyEnsureManyParams) (int64, error) {
+	result, err := q.db.Exec(ctx, lcTripleCopyEnsureMany,
 		arg.TenantID,
-		arg.MemoryID,
-		arg.StoredAt,
+		arg.MemoryIds,
 		arg.Copies,
 		arg.Strengths,
 		arg.Taus,
+		arg.StoredAt,
 	)
 	if err != nil {
 		return 0, err

@@ -14,22 +14,24 @@ import (
 )
 
 const lcCarried = `-- name: LcCarried :many
-SELECT DISTINCT s.id::bigint AS id
-FROM zb.memory c, unnest(c.source_ids) AS s(id)
-WHERE c.tenant_id = $1::text AND c.status = 'active' AND (c.ai_generated OR c.kind = 'schema')
-  AND c.source_ids && $2::bigint[] AND s.id = ANY ($2::bigint[]) AND s.id <> c.id
+SELECT u.id::bigint AS id
+FROM (SELECT unnest($1::bigint[]) AS id) u
+WHERE (SELECT EXISTS (SELECT 1 FROM zb.memory c
+                      WHERE c.source_ids @> ARRAY[u.id] AND c.tenant_id = $2::text AND c.status = 'active'
+                        AND (c.ai_generated OR c.kind = 'schema') AND c.id <> u.id))
 ORDER BY 1
 `
 
 type LcCarriedParams struct {
-	TenantID string  `json:"tenant_id"`
 	Ids      []int64 `json:"ids"`
+	TenantID string  `json:"tenant_id"`
 }
 
 // LcCarried returns which of ids are sources of another active consolidated memory (an
-// AI-generated or schema memory whose source_ids contain them; memory_source_ids_idx).
+// AI-generated or schema memory whose source_ids contain them): one probe of the GIN index
+// memory_source_ids_idx per id.
 func (q *Queries) LcCarried(ctx context.Context, arg LcCarriedParams) ([]int64, error) {
-	rows, err := q.db.Query(ctx, lcCarried, arg.TenantID, arg.Ids)
+	rows, err := q.db.Query(ctx, lcCarried, arg.Ids, arg.TenantID)
 	if err != nil {
 		return nil, err
 	}
@@ -48,14 +50,72 @@ func (q *Queries) LcCarried(ctx context.Context, arg LcCarriedParams) ([]int64, 
 	return items, nil
 }
 
+const lcDecayApply = `-- name: LcDecayApply :one
+WITH u AS (
+    SELECT unnest($1::bigint[]) AS id, unnest($2::boolean[]) AS archive,
+           unnest($3::boolean[]) AS fade_null, unnest($4::timestamptz[]) AS fade_at
+), upd AS (
+    UPDATE zb.memory m
+    SET status = CASE WHEN u.archive THEN 'archived'::zb.memory_status ELSE m.status END,
+        updated_at = CASE WHEN u.archive THEN $5::timestamptz ELSE m.updated_at END,
+        fade_at = CASE WHEN u.archive THEN m.fade_at WHEN u.fade_null THEN NULL ELSE u.fade_at END
+    FROM u
+    WHERE m.tenant_id = $6::text AND m.id = ANY ($1::bigint[]) AND m.id = u.id AND m.status = 'active'
+    RETURNING m.id, u.archive
+), rs AS (
+    DELETE FROM zb.review_state r USING upd
+    WHERE upd.archive AND r.tenant_id = $6::text AND r.memory_id = ANY ($7::bigint[]) AND r.memory_id = upd.id
+)
+SELECT (count(*) FILTER (WHERE upd.archive))::int AS archived, (count(*) FILTER (WHERE NOT upd.archive))::int AS rescheduled
+FROM upd
+`
+
+type LcDecayApplyParams struct {
+	Ids        []int64     `json:"ids"`
+	Archive    []bool      `json:"archive"`
+	FadeNull   []bool      `json:"fade_null"`
+	FadeAts    []time.Time `json:"fade_ats"`
+	Now        time.Time   `json:"now"`
+	TenantID   string      `json:"tenant_id"`
+	ArchiveIds []int64     `json:"archive_ids"`
+}
+
+type LcDecayApplyRow struct {
+	Archived    int32 `json:"archived"`
+	Rescheduled int32 `json:"rescheduled"`
+}
+
+// LcDecayApply writes one decay run's decisions in one statement: the memories with archive set
+// (archive_ids lists them again, for the review-state index) are archived and lose their review
+// state, the others get their next fade time (fade_null: none). It returns the number of each.
+func (q *Queries) LcDecayApply(ctx context.Context, arg LcDecayApplyParams) (LcDecayApplyRow, error) {
+	row := q.db.QueryRow(ctx, lcDecayApply,
+		arg.Ids,
+		arg.Archive,
+		arg.FadeNull,
+		arg.FadeAts,
+		arg.Now,
+		arg.TenantID,
+		arg.ArchiveIds,
+	)
+	var i LcDecayApplyRow
+	err := row.Scan(&i.Archived, &i.Rescheduled)
+	return i, err
+}
+
 const lcDecayCandidates = `-- name: LcDecayCandidates :many
-SELECT id, context, layer, kind, content, stability, last_accessed_at, valence, arousal, significance,
-       access_count, confidence, embedding, fade_at, cardinality(source_ids)::int AS carries
-FROM zb.memory
-WHERE tenant_id = $1::text AND status = 'active' AND fade_at IS NOT NULL AND fade_at <= $2::timestamptz
-ORDER BY fade_at
+SELECT m.id, m.context, m.layer, m.kind, m.content, m.stability, m.last_accessed_at, m.valence, m.arousal,
+       m.significance, m.access_count, m.confidence, m.embedding, m.fade_at,
+       cardinality(m.source_ids)::int AS carries,
+       EXISTS (SELECT 1 FROM zb.memory c
+               WHERE c.source_ids @> ARRAY[m.id] AND c.tenant_id = m.tenant_id AND c.status = 'active'
+                 AND (c.ai_generated OR c.kind = 'schema') AND c.id <> m.id)::boolean AS carried,
+       (SELECT count(*) FROM zb.mention mn WHERE mn.tenant_id = m.tenant_id AND mn.memory_id = m.id)::int AS entities
+FROM zb.memory m
+WHERE m.tenant_id = $1::text AND m.status = 'active' AND m.fade_at IS NOT NULL AND m.fade_at <= $2::timestamptz
+ORDER BY m.fade_at
 LIMIT $3::int
-FOR UPDATE SKIP LOCKED
+FOR UPDATE OF m SKIP LOCKED
 `
 
 type LcDecayCandidatesParams struct {
@@ -80,11 +140,15 @@ type LcDecayCandidatesRow struct {
 	Embedding      *pgvector.Vector `json:"embedding"`
 	FadeAt         *time.Time       `json:"fade_at"`
 	Carries        int32            `json:"carries"`
+	Carried        bool             `json:"carried"`
+	Entities       int32            `json:"entities"`
 }
 
 // LcDecayCandidates locks up to k active memories of a tenant whose predicted fade time has
 // passed, in fade order, through the partial (tenant_id, fade_at) index memory_fade_idx; rows
-// another transaction holds are skipped.
+// another transaction holds are skipped. Per row, carried reports that it is among the sources
+// of another active consolidated memory (an AI-generated or schema memory; one probe of the GIN
+// index memory_source_ids_idx) and entities counts the entities it mentions (mention_pkey).
 func (q *Queries) LcDecayCandidates(ctx context.Context, arg LcDecayCandidatesParams) ([]LcDecayCandidatesRow, error) {
 	rows, err := q.db.Query(ctx, lcDecayCandidates, arg.TenantID, arg.Now, arg.K)
 	if err != nil {
@@ -110,6 +174,8 @@ func (q *Queries) LcDecayCandidates(ctx context.Context, arg LcDecayCandidatesPa
 			&i.Embedding,
 			&i.FadeAt,
 			&i.Carries,
+			&i.Carried,
+			&i.Entities,
 		); err != nil {
 			return nil, err
 		}
@@ -119,6 +185,48 @@ func (q *Queries) LcDecayCandidates(ctx context.Context, arg LcDecayCandidatesPa
 		return nil, err
 	}
 	return items, nil
+}
+
+const lcEdgeDecayApply = `-- name: LcEdgeDecayApply :one
+WITH up AS (
+    UPDATE zb.edge e SET weight = u.w, last_activated_at = u.at
+    FROM (SELECT unnest($2::bigint[]) AS id, unnest($3::double precision[]) AS w,
+                 unnest($4::timestamptz[]) AS at) u
+    WHERE e.tenant_id = $1::text AND e.id = u.id
+    RETURNING 1
+), del AS (
+    DELETE FROM zb.edge WHERE tenant_id = $1::text AND id = ANY ($5::bigint[])
+    RETURNING 1
+)
+SELECT (SELECT count(*) FROM up)::int AS decayed, (SELECT count(*) FROM del)::int AS pruned
+`
+
+type LcEdgeDecayApplyParams struct {
+	TenantID    string      `json:"tenant_id"`
+	Ids         []int64     `json:"ids"`
+	Weights     []float64   `json:"weights"`
+	ActivatedAt []time.Time `json:"activated_at"`
+	PruneIds    []int64     `json:"prune_ids"`
+}
+
+type LcEdgeDecayApplyRow struct {
+	Decayed int32 `json:"decayed"`
+	Pruned  int32 `json:"pruned"`
+}
+
+// LcEdgeDecayApply writes edges' decayed weights as of their activated_at and prunes the
+// prune_ids, in one statement; it returns the number of each.
+func (q *Queries) LcEdgeDecayApply(ctx context.Context, arg LcEdgeDecayApplyParams) (LcEdgeDecayApplyRow, error) {
+	row := q.db.QueryRow(ctx, lcEdgeDecayApply,
+		arg.TenantID,
+		arg.Ids,
+		arg.Weights,
+		arg.ActivatedAt,
+		arg.PruneIds,
+	)
+	var i LcEdgeDecayApplyRow
+	err := row.Scan(&i.Decayed, &i.Pruned)
+	return i, err
 }
 
 const lcEdgeDelete = `-- name: LcEdgeDelete :execrows
@@ -218,21 +326,6 @@ func (q *Queries) LcEdgesTouchingLock(ctx context.Context, arg LcEdgesTouchingLo
 	return items, nil
 }
 
-const lcMemoryClearFade = `-- name: LcMemoryClearFade :exec
-UPDATE zb.memory SET fade_at = NULL WHERE tenant_id = $1::text AND id = $2::bigint
-`
-
-type LcMemoryClearFadeParams struct {
-	TenantID string `json:"tenant_id"`
-	ID       int64  `json:"id"`
-}
-
-// LcMemoryClearFade clears a memory's fade time (core memories never fade).
-func (q *Queries) LcMemoryClearFade(ctx context.Context, arg LcMemoryClearFadeParams) error {
-	_, err := q.db.Exec(ctx, lcMemoryClearFade, arg.TenantID, arg.ID)
-	return err
-}
-
 const lcMemoryForgetting = `-- name: LcMemoryForgetting :exec
 UPDATE zb.memory SET stability = $1::double precision, last_accessed_at = $2::timestamptz,
     fade_at = $3::timestamptz
@@ -259,50 +352,16 @@ func (q *Queries) LcMemoryForgetting(ctx context.Context, arg LcMemoryForgetting
 	return err
 }
 
-const lcMentionCounts = `-- name: LcMentionCounts :many
-SELECT memory_id, count(*)::int AS n FROM zb.mention
-WHERE tenant_id = $1::text AND memory_id = ANY ($2::bigint[])
-GROUP BY memory_id
-`
-
-type LcMentionCountsParams struct {
-	TenantID  string  `json:"tenant_id"`
-	MemoryIds []int64 `json:"memory_ids"`
-}
-
-type LcMentionCountsRow struct {
-	MemoryID int64 `json:"memory_id"`
-	N        int32 `json:"n"`
-}
-
-// LcMentionCounts returns the number of entities each of the memories mentions.
-func (q *Queries) LcMentionCounts(ctx context.Context, arg LcMentionCountsParams) ([]LcMentionCountsRow, error) {
-	rows, err := q.db.Query(ctx, lcMentionCounts, arg.TenantID, arg.MemoryIds)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []LcMentionCountsRow
-	for rows.Next() {
-		var i LcMentionCountsRow
-		if err := rows.Scan(&i.MemoryID, &i.N); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const lcRecentContext = `-- name: LcRecentContext :one
-SELECT avg(m.embedding)::real[] AS mean
+SELECT avg(x.embedding)::real[] AS mean
 FROM (SELECT DISTINCT unnest(r.result_ids) AS id
       FROM (SELECT result_ids FROM zb.recall_event WHERE tenant_id = $1::text
             ORDER BY created_at DESC, id DESC LIMIT $2::int) r) ids
-JOIN zb.memory m ON m.tenant_id = $1::text AND m.id = ids.id
-WHERE m.embedding IS NOT NULL
+CROSS JOIN LATERAL (
+    SELECT m.embedding FROM zb.memory m
+    WHERE m.tenant_id = $1::text AND m.id = ids.id AND m.embedding IS NOT NULL
+    LIMIT 1
+) x
 `
 
 type LcRecentContextParams struct {
@@ -311,7 +370,8 @@ type LcRecentContextParams struct {
 }
 
 // LcRecentContext returns the mean embedding of the memories returned by a tenant's last k
-// recalls (its recent recall context), or NULL when there is none.
+// recalls (its recent recall context), or NULL when there is none. Each memory is read by its
+// primary key (the LIMIT keeps the lookup a per-id index probe).
 func (q *Queries) LcRecentContext(ctx context.Context, arg LcRecentContextParams) ([]float32, error) {
 	row := q.db.QueryRow(ctx, lcRecentContext, arg.TenantID, arg.K)
 	var mean []float32
@@ -568,24 +628,6 @@ func (q *Queries) LcSessionTurns(ctx context.Context, arg LcSessionTurnsParams) 
 		return nil, err
 	}
 	return items, nil
-}
-
-const lcSetFadeAt = `-- name: LcSetFadeAt :exec
-UPDATE zb.memory m SET fade_at = u.f
-FROM (SELECT unnest($2::bigint[]) AS id, unnest($3::timestamptz[]) AS f) u
-WHERE m.tenant_id = $1::text AND m.id = u.id
-`
-
-type LcSetFadeAtParams struct {
-	TenantID string      `json:"tenant_id"`
-	Ids      []int64     `json:"ids"`
-	FadeAts  []time.Time `json:"fade_ats"`
-}
-
-// LcSetFadeAt moves the predicted fade time of memories.
-func (q *Queries) LcSetFadeAt(ctx context.Context, arg LcSetFadeAtParams) error {
-	_, err := q.db.Exec(ctx, lcSetFadeAt, arg.TenantID, arg.Ids, arg.FadeAts)
-	return err
 }
 
 const lcSetStatus = `-- name: LcSetStatus :execrows

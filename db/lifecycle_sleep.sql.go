@@ -164,19 +164,25 @@ func (q *Queries) LcEntityGraph(ctx context.Context, arg LcEntityGraphParams) ([
 	return items, nil
 }
 
-const lcLastSleep = `-- name: LcLastSleep :one
-SELECT started_at FROM zb.sleep_run
+const lcLastSleepRun = `-- name: LcLastSleepRun :one
+SELECT started_at, details FROM zb.sleep_run
 WHERE tenant_id = $1::text AND finished_at IS NOT NULL
 ORDER BY started_at DESC, id DESC
 LIMIT 1
 `
 
-// LcLastSleep returns the start of a tenant's last finished sleep run (no row: never slept).
-func (q *Queries) LcLastSleep(ctx context.Context, tenantID string) (time.Time, error) {
-	row := q.db.QueryRow(ctx, lcLastSleep, tenantID)
-	var started_at time.Time
-	err := row.Scan(&started_at)
-	return started_at, err
+type LcLastSleepRunRow struct {
+	StartedAt time.Time       `json:"started_at"`
+	Details   json.RawMessage `json:"details"`
+}
+
+// LcLastSleepRun returns the start and details of a tenant's last finished sleep run (no row:
+// never slept).
+func (q *Queries) LcLastSleepRun(ctx context.Context, tenantID string) (LcLastSleepRunRow, error) {
+	row := q.db.QueryRow(ctx, lcLastSleepRun, tenantID)
+	var i LcLastSleepRunRow
+	err := row.Scan(&i.StartedAt, &i.Details)
+	return i, err
 }
 
 const lcLinkSetWeight = `-- name: LcLinkSetWeight :exec
@@ -403,17 +409,15 @@ func (q *Queries) LcRecallCounts(ctx context.Context, arg LcRecallCountsParams) 
 const lcSchemaCandidates = `-- name: LcSchemaCandidates :many
 SELECT id, content, occurred_at, created_at, embedding::real[] AS embedding, embedding_model, source_ids, context
 FROM zb.memory
-WHERE tenant_id = $1::text AND status = 'active' AND layer = 'episodic' AND kind <> 'schema'
-  AND embedding IS NOT NULL AND last_accessed_at > $2::timestamptz
+WHERE tenant_id = $1::text AND id = ANY ($2::bigint[]) AND status = 'active' AND layer = 'episodic'
+  AND kind <> 'schema' AND embedding IS NOT NULL
 ORDER BY coalesce(occurred_at, created_at), id
-LIMIT $3::int
 FOR UPDATE SKIP LOCKED
 `
 
 type LcSchemaCandidatesParams struct {
-	TenantID string    `json:"tenant_id"`
-	Since    time.Time `json:"since"`
-	K        int32     `json:"k"`
+	TenantID string  `json:"tenant_id"`
+	Ids      []int64 `json:"ids"`
 }
 
 type LcSchemaCandidatesRow struct {
@@ -427,10 +431,10 @@ type LcSchemaCandidatesRow struct {
 	Context        string     `json:"context"`
 }
 
-// LcSchemaCandidates locks up to k active, embedded episodic memories of a tenant that are not
+// LcSchemaCandidates locks the active, embedded episodic memories among ids that are not
 // schemas, oldest first, for dual-process consolidation.
 func (q *Queries) LcSchemaCandidates(ctx context.Context, arg LcSchemaCandidatesParams) ([]LcSchemaCandidatesRow, error) {
-	rows, err := q.db.Query(ctx, lcSchemaCandidates, arg.TenantID, arg.Since, arg.K)
+	rows, err := q.db.Query(ctx, lcSchemaCandidates, arg.TenantID, arg.Ids)
 	if err != nil {
 		return nil, err
 	}
@@ -520,21 +524,39 @@ func (q *Queries) LcSetValues(ctx context.Context, arg LcSetValuesParams) error 
 }
 
 const lcSleepEpisodes = `-- name: LcSleepEpisodes :many
-SELECT id, context, layer, kind, content, session_id, occurred_at, created_at, stability, last_accessed_at,
-       valence, arousal, significance, value_estimate, access_count, confidence, fade_at,
-       cardinality(source_ids)::int AS carries
-FROM zb.memory
-WHERE tenant_id = $1::text AND status = 'active' AND last_accessed_at > $2::timestamptz
-  AND last_accessed_at <= $3::timestamptz AND layer NOT IN ('core', 'working') AND stability IS NOT NULL
-ORDER BY last_accessed_at DESC, id
-LIMIT $4::int
-FOR UPDATE SKIP LOCKED
+WITH ties AS (
+    SELECT t.id FROM zb.memory t
+    WHERE t.tenant_id = $1::text AND t.id < $5::bigint AND t.last_accessed_at = $4::timestamptz
+      AND t.status = 'active' AND t.last_accessed_at > $2::timestamptz AND t.last_accessed_at <= $3::timestamptz
+      AND t.layer NOT IN ('core', 'working') AND t.stability IS NOT NULL
+    ORDER BY t.id DESC
+    LIMIT $6::int
+), older AS (
+    SELECT o.id FROM zb.memory o
+    WHERE o.tenant_id = $1::text AND o.status = 'active' AND o.last_accessed_at < $4::timestamptz
+      AND o.last_accessed_at > $2::timestamptz AND o.last_accessed_at <= $3::timestamptz
+      AND o.layer NOT IN ('core', 'working') AND o.stability IS NOT NULL
+    ORDER BY o.last_accessed_at DESC, o.id DESC
+    LIMIT $6::int
+)
+SELECT m.id, m.context, m.layer, m.kind, m.content, m.session_id, m.occurred_at, m.created_at, m.stability,
+       m.last_accessed_at, m.valence, m.arousal, m.significance, m.value_estimate, m.access_count, m.confidence,
+       m.fade_at, cardinality(m.source_ids)::int AS carries
+FROM zb.memory m
+WHERE m.tenant_id = $1::text AND m.id IN (SELECT ties.id FROM ties UNION ALL SELECT older.id FROM older)
+  AND m.status = 'active' AND m.last_accessed_at > $2::timestamptz AND m.last_accessed_at <= $3::timestamptz
+  AND (m.last_accessed_at, m.id) < ($4::timestamptz, $5::bigint)
+ORDER BY m.last_accessed_at DESC, m.id DESC
+LIMIT $6::int
+FOR UPDATE OF m SKIP LOCKED
 `
 
 type LcSleepEpisodesParams struct {
 	TenantID string    `json:"tenant_id"`
 	Since    time.Time `json:"since"`
-	Now      time.Time `json:"now"`
+	Until    time.Time `json:"until"`
+	CursorAt time.Time `json:"cursor_at"`
+	CursorID int64     `json:"cursor_id"`
 	K        int32     `json:"k"`
 }
 
@@ -560,12 +582,18 @@ type LcSleepEpisodesRow struct {
 }
 
 // LcSleepEpisodes locks up to k active, decaying memories of a tenant with activity (store or
-// used recall) in (since, now], newest first (memory_activity_idx).
+// used recall) in (since, until] that come after the cursor in the order last activity
+// descending, id descending — (last_accessed_at, id) < (cursor_at, cursor_id) —; rows another
+// transaction holds are skipped. The rows that tie with the cursor's activity time are taken by
+// id (memory_pkey) and the older ones through memory_activity_idx, so a large group of equal
+// times (a bulk load) is not read again by every run.
 func (q *Queries) LcSleepEpisodes(ctx context.Context, arg LcSleepEpisodesParams) ([]LcSleepEpisodesRow, error) {
 	rows, err := q.db.Query(ctx, lcSleepEpisodes,
 		arg.TenantID,
 		arg.Since,
-		arg.Now,
+		arg.Until,
+		arg.CursorAt,
+		arg.CursorID,
 		arg.K,
 	)
 	if err != nil {

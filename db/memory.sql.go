@@ -17,7 +17,7 @@ import (
 const memoryCountByLayerStatus = `-- name: MemoryCountByLayerStatus :many
 SELECT layer, status, count(*)::bigint AS n
 FROM zb.memory
-WHERE tenant_id = $1::text
+WHERE tenant_id = $1::text AND status <> 'erased'
 GROUP BY layer, status
 ORDER BY layer, status
 `
@@ -28,7 +28,8 @@ type MemoryCountByLayerStatusRow struct {
 	N      int64          `json:"n"`
 }
 
-// MemoryCountByLayerStatus counts a tenant's memories per layer and status.
+// MemoryCountByLayerStatus counts a tenant's memories per layer and status (erased tombstones
+// are not memories any more and are left out).
 func (q *Queries) MemoryCountByLayerStatus(ctx context.Context, tenantID string) ([]MemoryCountByLayerStatusRow, error) {
 	rows, err := q.db.Query(ctx, memoryCountByLayerStatus, tenantID)
 	if err != nil {

@@ -272,40 +272,56 @@ func (q *Queries) MemoryMoveLayer(ctx context.Context, arg MemoryMoveLayerParams
 
 const memoryRecallApply = `-- name: MemoryRecallApply :many
 WITH upd AS (
-    SELECT unnest($3::bigint[]) AS id, unnest($4::double precision[]) AS stability,
-           unnest($5::timestamptz[]) AS fade_at
+    SELECT unnest($4::bigint[]) AS id, unnest($5::double precision[]) AS stability,
+           unnest($6::timestamptz[]) AS fade_at, unnest($7::double precision[]) AS read_stability
 ), locked AS (
     SELECT m.id FROM zb.memory m
-    WHERE m.tenant_id = $2::text AND m.id IN (SELECT upd.id FROM upd)
+    WHERE m.tenant_id = $3::text AND m.id IN (SELECT upd.id FROM upd)
     FOR UPDATE SKIP LOCKED
 )
 UPDATE zb.memory m
 SET access_count = m.access_count + 1, last_accessed_at = greatest(m.last_accessed_at, $1::timestamptz),
-    stability = CASE WHEN m.stability IS NULL THEN NULL ELSE upd.stability END,
-    fade_at = CASE WHEN m.stability IS NULL THEN NULL ELSE upd.fade_at END
+    stability = CASE WHEN m.stability IS NULL THEN NULL
+                     WHEN m.stability = upd.read_stability OR NOT (upd.read_stability > 0) THEN upd.stability
+                     ELSE least(m.stability * (upd.stability / upd.read_stability),
+                                greatest(m.stability, $2::double precision)) END,
+    fade_at = CASE WHEN m.stability IS NULL THEN NULL
+                   WHEN m.stability = upd.read_stability OR NOT (upd.read_stability > 0) OR NOT (upd.stability > 0)
+                       THEN upd.fade_at
+                   -- now + (fade_at − now)·S_final/S_recall: R = 0.1 at the same S_eff multiple.
+                   ELSE upd.fade_at + (upd.fade_at - $1::timestamptz) * (least(m.stability * (upd.stability / upd.read_stability),
+                        greatest(m.stability, $2::double precision)) / upd.stability - 1) END
 FROM upd
-WHERE m.tenant_id = $2::text AND m.id = upd.id AND m.id IN (SELECT locked.id FROM locked)
+WHERE m.tenant_id = $3::text AND m.id = upd.id AND m.id IN (SELECT locked.id FROM locked)
 RETURNING m.id
 `
 
 type MemoryRecallApplyParams struct {
-	Now         time.Time   `json:"now"`
-	TenantID    string      `json:"tenant_id"`
-	Ids         []int64     `json:"ids"`
-	Stabilities []float64   `json:"stabilities"`
-	FadeAts     []time.Time `json:"fade_ats"`
+	Now             time.Time   `json:"now"`
+	MaxStability    float64     `json:"max_stability"`
+	TenantID        string      `json:"tenant_id"`
+	Ids             []int64     `json:"ids"`
+	Stabilities     []float64   `json:"stabilities"`
+	FadeAts         []time.Time `json:"fade_ats"`
+	ReadStabilities []float64   `json:"read_stabilities"`
 }
 
 // MemoryRecallApply records a used recall on memories not locked by another transaction:
 // access count, last access, the grown stability and the new fade time. It returns the ids it
-// updated; locked rows are skipped (recall never waits on a sleep or decay run).
+// updated; locked rows are skipped (recall never waits on a sleep or decay run). Recall computes
+// the growth from the stability it read without a lock (read_stabilities); when another
+// transaction changed the stability since (a sleep, a review), the growth factor applies to the
+// current value, capped at max(current, max_stability), and the fade time scales with it, so
+// neither write is lost.
 func (q *Queries) MemoryRecallApply(ctx context.Context, arg MemoryRecallApplyParams) ([]int64, error) {
 	rows, err := q.db.Query(ctx, memoryRecallApply,
 		arg.Now,
+		arg.MaxStability,
 		arg.TenantID,
 		arg.Ids,
 		arg.Stabilities,
 		arg.FadeAts,
+		arg.ReadStabilities,
 	)
 	if err != nil {
 		return nil, err

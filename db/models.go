@@ -432,6 +432,13 @@ type ZbHyperagentAdjustment struct {
 	RevertedAt *time.Time      `json:"reverted_at"`
 }
 
+type ZbImportKey struct {
+	TenantID   string    `json:"tenant_id"`
+	Xid        string    `json:"xid"`
+	MemoryID   int64     `json:"memory_id"`
+	ImportedAt time.Time `json:"imported_at"`
+}
+
 // Knowledge-graph edges with importance 1/variance and strength weight·importance (weights as stored, not decayed).
 type ZbKgEdgeImportance struct {
 	TenantID        string         `json:"tenant_id"`
@@ -744,6 +751,12 @@ type ZbTenant struct {
 	Name      string          `json:"name"`
 	Settings  json.RawMessage `json:"settings"`
 	CreatedAt time.Time       `json:"created_at"`
+}
+
+type ZbTenantBinding struct {
+	RoleName  string    `json:"role_name"`
+	TenantID  string    `json:"tenant_id"`
+	CreatedAt time.Time `json:"created_at"`
 }
 
 type ZbTenantParameter struct {

@@ -6,14 +6,59 @@ package db
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 )
 
 type Querier interface {
+	// AdminEntityFacts returns, per entity, the number of active semantic memories mentioning it and
+	// their mean Beta confidence α/(α + β).
+	AdminEntityFacts(ctx context.Context, arg AdminEntityFactsParams) ([]AdminEntityFactsRow, error)
+	// AdminMemoryStatus returns the layer, status and access count of one memory.
+	AdminMemoryStatus(ctx context.Context, arg AdminMemoryStatusParams) (AdminMemoryStatusRow, error)
+	// AdminMentionNames returns the entities the given memories mention, with their names.
+	AdminMentionNames(ctx context.Context, arg AdminMentionNamesParams) ([]AdminMentionNamesRow, error)
+	// AdminMetacogEvents returns up to k metacognitive events of a tenant since a time, newest first.
+	AdminMetacogEvents(ctx context.Context, arg AdminMetacogEventsParams) ([]AdminMetacogEventsRow, error)
+	// AdminRecallLog returns a tenant's last k recall events, newest first.
+	AdminRecallLog(ctx context.Context, arg AdminRecallLogParams) ([]AdminRecallLogRow, error)
+	// AdminReconEventGet returns one reconsolidation event of a tenant (no lock).
+	AdminReconEventGet(ctx context.Context, arg AdminReconEventGetParams) (ZbReconsolidationEvent, error)
+	// AdminReconEventList returns up to k of a tenant's reconsolidation events, newest first, of one
+	// memory when memory_id is given.
+	AdminReconEventList(ctx context.Context, arg AdminReconEventListParams) ([]AdminReconEventListRow, error)
+	// AdminReviewCardLock returns the FSRS card of one active memory with the memory's forgetting
+	// state, both locked.
+	AdminReviewCardLock(ctx context.Context, arg AdminReviewCardLockParams) (AdminReviewCardLockRow, error)
+	// AdminReviewDueCount counts a tenant's FSRS cards due at now.
+	AdminReviewDueCount(ctx context.Context, arg AdminReviewDueCountParams) (int64, error)
+	// Operator views and actions: due reviews and grading, the reconsolidation log, health
+	// (coordinator/review_admin.go, reconsolidation_admin.go, health.go).
+	// AdminReviewDueList returns up to k of a tenant's FSRS cards due at now, earliest first, with
+	// their active memories (no locks).
+	AdminReviewDueList(ctx context.Context, arg AdminReviewDueListParams) ([]AdminReviewDueListRow, error)
+	// AdminSleepRuns returns a tenant's last k finished sleep runs, newest first (spectral trend).
+	AdminSleepRuns(ctx context.Context, arg AdminSleepRunsParams) ([]AdminSleepRunsRow, error)
 	// AlgorithmSwitchListByTenant returns a tenant's explicit switches; a missing row means enabled.
 	AlgorithmSwitchListByTenant(ctx context.Context, tenantID string) ([]ZbAlgorithmSwitch, error)
 	// AlgorithmSwitchSet switches a mechanism on or off for a tenant (the ablation registry).
 	AlgorithmSwitchSet(ctx context.Context, arg AlgorithmSwitchSetParams) error
+	// ApprovalDecide approves or rejects a pending request; a rejected one loses the content its
+	// payload held.
+	ApprovalDecide(ctx context.Context, arg ApprovalDecideParams) (ZbApprovalRequest, error)
+	// ApprovalFindApproved returns the oldest approved, not yet executed request of an operation
+	// whose payload contains the given object.
+	ApprovalFindApproved(ctx context.Context, arg ApprovalFindApprovedParams) (ZbApprovalRequest, error)
+	// ApprovalGet returns one request by id (of the bound tenant, or of any tenant for an operator
+	// without one).
+	ApprovalGet(ctx context.Context, id int64) (ZbApprovalRequest, error)
+	// ApprovalInsert queues a request for a sensitive operation.
+	ApprovalInsert(ctx context.Context, arg ApprovalInsertParams) (ZbApprovalRequest, error)
+	// ApprovalList lists requests, optionally of one tenant and one status, oldest first.
+	ApprovalList(ctx context.Context, arg ApprovalListParams) ([]ZbApprovalRequest, error)
+	// ApprovalMarkExecuted marks an approved request as carried out; the content its payload held
+	// (a core overwrite's value) is dropped.
+	ApprovalMarkExecuted(ctx context.Context, arg ApprovalMarkExecutedParams) (int64, error)
 	// AuditEventInsert appends one audit event.
 	AuditEventInsert(ctx context.Context, arg AuditEventInsertParams) error
 	// AuditEventListByTenant returns a tenant's most recent audit events.
@@ -22,6 +67,13 @@ type Querier interface {
 	ConfigGet(ctx context.Context, key string) (string, error)
 	// ConfigList returns every install-wide setting.
 	ConfigList(ctx context.Context) ([]ZbConfig, error)
+	// ConsentInsert records a granted consent and returns its id.
+	ConsentInsert(ctx context.Context, arg ConsentInsertParams) (int64, error)
+	// ConsentList lists a tenant's consent records, newest first.
+	ConsentList(ctx context.Context, tenantID string) ([]ConsentListRow, error)
+	// ConsentRevoke revokes a subject's active consents for a purpose (every context) and returns
+	// their ids.
+	ConsentRevoke(ctx context.Context, arg ConsentRevokeParams) ([]int64, error)
 	// EdgeInsertCoOccurs creates co_occurs edges (source < target) that do not exist yet; an edge
 	// that exists (even one locked by a sleep run) is left alone, without waiting.
 	EdgeInsertCoOccurs(ctx context.Context, arg EdgeInsertCoOccursParams) error
@@ -30,12 +82,73 @@ type Querier interface {
 	EdgeListCoOccursLocked(ctx context.Context, arg EdgeListCoOccursLockedParams) ([]EdgeListCoOccursLockedRow, error)
 	// EdgeUpdateCoOccurs writes the new Two-Factor state of co_occurs edges the caller has locked.
 	EdgeUpdateCoOccurs(ctx context.Context, arg EdgeUpdateCoOccursParams) error
+	// EraseApplyRetention runs zb.apply_retention: erases the tenant's memories older than their
+	// context's retention window (at most k), returning the counts as a JSON object.
+	EraseApplyRetention(ctx context.Context, arg EraseApplyRetentionParams) (json.RawMessage, error)
+	// EraseScope runs zb.erase: one memory (target its id, or ids several), a session (target its
+	// UUID), a context (target its name) or the whole tenant (target NULL), with every derivative;
+	// it returns the counts per table as a JSON object.
+	EraseScope(ctx context.Context, arg EraseScopeParams) (json.RawMessage, error)
+	// Export and import of a tenant (coordinator/export.go, coordinator/import.go).
+	// ExportCounts counts what an export of a tenant writes (erased memories are not exported).
+	ExportCounts(ctx context.Context, tenantID string) (ExportCountsRow, error)
+	// ExportEdges returns a tenant's entity edges in id order.
+	ExportEdges(ctx context.Context, tenantID string) ([]ExportEdgesRow, error)
+	// ExportEntities returns a tenant's entities (knowledge-graph nodes) in id order.
+	ExportEntities(ctx context.Context, tenantID string) ([]ExportEntitiesRow, error)
+	// ExportLinks returns the links between a tenant's exported memories.
+	ExportLinks(ctx context.Context, tenantID string) ([]ExportLinksRow, error)
+	// ExportMemoryPage returns up to k memories of a tenant after after_id (keyset pagination, erased
+	// ones left out) with the key they were imported under, their procedure, FSRS card and triple
+	// copies; the embedding only when with_embeddings.
+	ExportMemoryPage(ctx context.Context, arg ExportMemoryPageParams) ([]ExportMemoryPageRow, error)
+	// ExportMentionPage returns up to k mentions of a tenant's exported memories after
+	// (after_memory, after_entity) in key order.
+	ExportMentionPage(ctx context.Context, arg ExportMentionPageParams) ([]ExportMentionPageRow, error)
+	// ExportSessions returns a tenant's sessions in start order.
+	ExportSessions(ctx context.Context, tenantID string) ([]ExportSessionsRow, error)
 	// FeedbackMemoryUpdate applies usefulness feedback to a memory: a TD(0) step of its value
 	// estimate toward the reward (1 used, 0 not used) and, when used, one more access.
 	FeedbackMemoryUpdate(ctx context.Context, arg FeedbackMemoryUpdateParams) (FeedbackMemoryUpdateRow, error)
 	// FeedbackRecallEventMark records on the tenant's latest recall that returned the memory
 	// whether it helped (the metacognitive monitor's success signal).
 	FeedbackRecallEventMark(ctx context.Context, arg FeedbackRecallEventMarkParams) (int64, error)
+	// GovernanceSettingsGet returns a tenant's settings object.
+	GovernanceSettingsGet(ctx context.Context, tenantID string) (json.RawMessage, error)
+	// GovernanceSettingsMerge merges keys into a tenant's settings object (operators only).
+	GovernanceSettingsMerge(ctx context.Context, arg GovernanceSettingsMergeParams) (int64, error)
+	// ImportCoreLabels returns a tenant's live core labels with the memory holding each and the key
+	// it was imported under ('' when it was not imported).
+	ImportCoreLabels(ctx context.Context, tenantID string) ([]ImportCoreLabelsRow, error)
+	// ImportEdgeInsert writes an imported Two-Factor edge unless the tenant has one between the same
+	// entities with the same relation.
+	ImportEdgeInsert(ctx context.Context, arg ImportEdgeInsertParams) error
+	// ImportEntityUpsert writes an imported entity, or finds the tenant's entity with the same
+	// context, normalized name and type, and returns its id.
+	ImportEntityUpsert(ctx context.Context, arg ImportEntityUpsertParams) (int64, error)
+	// ImportKeyInsert records the key a memory was imported under.
+	ImportKeyInsert(ctx context.Context, arg ImportKeyInsertParams) error
+	// ImportKeyLookup returns the memories imported into a tenant under the given keys.
+	ImportKeyLookup(ctx context.Context, arg ImportKeyLookupParams) ([]ImportKeyLookupRow, error)
+	// ImportLinkInsert writes an imported memory link unless it exists.
+	ImportLinkInsert(ctx context.Context, arg ImportLinkInsertParams) error
+	// ImportMemoryByExternalID returns a tenant's memories with the given external ids.
+	ImportMemoryByExternalID(ctx context.Context, arg ImportMemoryByExternalIDParams) ([]ImportMemoryByExternalIDRow, error)
+	// ImportMemoryInsert writes one imported memory with its full state and returns its new id.
+	// Provenance references (source ids, superseded_by) are set afterwards by ImportMemoryRelink.
+	ImportMemoryInsert(ctx context.Context, arg ImportMemoryInsertParams) (int64, error)
+	// ImportMemoryRelink sets the provenance references of an imported memory (ids of this tenant).
+	ImportMemoryRelink(ctx context.Context, arg ImportMemoryRelinkParams) (int64, error)
+	// ImportMentionInsert writes an imported mention unless it exists.
+	ImportMentionInsert(ctx context.Context, arg ImportMentionInsertParams) error
+	// ImportProcedureInsert writes an imported skill's structure and outcome record.
+	ImportProcedureInsert(ctx context.Context, arg ImportProcedureInsertParams) error
+	// ImportReviewStateInsert writes an imported memory's FSRS card (without its context embedding).
+	ImportReviewStateInsert(ctx context.Context, arg ImportReviewStateInsertParams) error
+	// ImportSessionInsert writes an imported session unless the tenant has it.
+	ImportSessionInsert(ctx context.Context, arg ImportSessionInsertParams) error
+	// ImportTripleCopyInsert writes an imported memory's triple copies.
+	ImportTripleCopyInsert(ctx context.Context, arg ImportTripleCopyInsertParams) error
 	// JobCountsByQueueState returns River's jobs by queue and state.
 	JobCountsByQueueState(ctx context.Context) ([]JobCountsByQueueStateRow, error)
 	// LabilityWindowOpen opens (or extends) the reconsolidation lability window of memories.
@@ -46,7 +159,8 @@ type Querier interface {
 	// LcBeliefsLock locks the memories' confidence state.
 	LcBeliefsLock(ctx context.Context, arg LcBeliefsLockParams) ([]LcBeliefsLockRow, error)
 	// LcCarried returns which of ids are sources of another active consolidated memory (an
-	// AI-generated or schema memory whose source_ids contain them; memory_source_ids_idx).
+	// AI-generated or schema memory whose source_ids contain them): one probe of the GIN index
+	// memory_source_ids_idx per id.
 	LcCarried(ctx context.Context, arg LcCarriedParams) ([]int64, error)
 	// LcCountActive counts a tenant's active memories (the storage figure of sleep_run).
 	LcCountActive(ctx context.Context, tenantID string) (int32, error)
@@ -57,9 +171,15 @@ type Querier interface {
 	LcDebateFor(ctx context.Context, arg LcDebateForParams) (int64, error)
 	// LcDebateInsert stores a debate outcome.
 	LcDebateInsert(ctx context.Context, arg LcDebateInsertParams) (int64, error)
+	// LcDecayApply writes one decay run's decisions in one statement: the memories with archive set
+	// (archive_ids lists them again, for the review-state index) are archived and lose their review
+	// state, the others get their next fade time (fade_null: none). It returns the number of each.
+	LcDecayApply(ctx context.Context, arg LcDecayApplyParams) (LcDecayApplyRow, error)
 	// LcDecayCandidates locks up to k active memories of a tenant whose predicted fade time has
 	// passed, in fade order, through the partial (tenant_id, fade_at) index memory_fade_idx; rows
-	// another transaction holds are skipped.
+	// another transaction holds are skipped. Per row, carried reports that it is among the sources
+	// of another active consolidated memory (an AI-generated or schema memory; one probe of the GIN
+	// index memory_source_ids_idx) and entities counts the entities it mentions (mention_pkey).
 	LcDecayCandidates(ctx context.Context, arg LcDecayCandidatesParams) ([]LcDecayCandidatesRow, error)
 	// LcDeepCopyUpsert promotes a memory to a deep copy (the first promotion time is kept, the
 	// strength only grows).
@@ -69,10 +189,20 @@ type Querier interface {
 	// LcDeriveRead reads, without locks, the underived memories among ids that Derive will embed
 	// outside its transaction.
 	LcDeriveRead(ctx context.Context, arg LcDeriveReadParams) ([]LcDeriveReadRow, error)
-	// LcDeriveWrite writes what derivation computed for one memory and marks it derived.
-	LcDeriveWrite(ctx context.Context, arg LcDeriveWriteParams) error
+	// LcDeriveWriteMany writes what derivation computed for many memories in one statement and marks
+	// them derived. Per memory (arrays in the order of ids): has_embedding says whether a new
+	// embedding is written, taken from embeddings (dim values per memory that has one, in order,
+	// flattened; emb_offsets gives each one's start); set_terms whether its BM25 terms are replaced by
+	// terms[term_offsets + 1 .. term_offsets + term_counts]; fade_null clears the fade time, else
+	// fade_ats is written.
+	LcDeriveWriteMany(ctx context.Context, arg LcDeriveWriteManyParams) (int64, error)
+	// LcEdgeDecayApply writes edges' decayed weights as of their activated_at and prunes the
+	// prune_ids, in one statement; it returns the number of each.
+	LcEdgeDecayApply(ctx context.Context, arg LcEdgeDecayApplyParams) (LcEdgeDecayApplyRow, error)
 	// LcEdgeDelete prunes edges.
 	LcEdgeDelete(ctx context.Context, arg LcEdgeDeleteParams) (int64, error)
+	// LcEdgePairsLock locks the edges of one relation between the given (source, target) pairs.
+	LcEdgePairsLock(ctx context.Context, arg LcEdgePairsLockParams) ([]LcEdgePairsLockRow, error)
 	// LcEdgeSetWeights writes edges' weights as of `at` (materialized decay or a sleep delta).
 	LcEdgeSetWeights(ctx context.Context, arg LcEdgeSetWeightsParams) error
 	// LcEdgeUpsert writes the Two-Factor state of edges: inserted when new, replaced when present.
@@ -81,25 +211,28 @@ type Querier interface {
 	LcEdgesAmongLock(ctx context.Context, arg LcEdgesAmongLockParams) ([]LcEdgesAmongLockRow, error)
 	// LcEdgesTouchingLock locks the edges with an end among the entities, skipping locked ones.
 	LcEdgesTouchingLock(ctx context.Context, arg LcEdgesTouchingLockParams) ([]LcEdgesTouchingLockRow, error)
-	// LcEntityFind returns the entity of a context with a normalized name (any type; the most
-	// mentioned first).
-	LcEntityFind(ctx context.Context, arg LcEntityFindParams) (LcEntityFindRow, error)
 	// LcEntityGraph returns up to k of a tenant's entity edges, strongest first (spectral health).
 	LcEntityGraph(ctx context.Context, arg LcEntityGraphParams) ([]LcEntityGraphRow, error)
-	// LcEntityUpsert creates an entity, or returns the existing one with the same key.
-	LcEntityUpsert(ctx context.Context, arg LcEntityUpsertParams) (int64, error)
+	// LcEntityResolveMany returns the entity of each (context, normalized name): the existing one of
+	// any type (the most mentioned first), else a new one of the given name and type, created in the
+	// order of ords (one with the same key created concurrently is reused).
+	LcEntityResolveMany(ctx context.Context, arg LcEntityResolveManyParams) ([]LcEntityResolveManyRow, error)
 	// LcEvidenceInsert appends one confidence evidence row.
 	LcEvidenceInsert(ctx context.Context, arg LcEvidenceInsertParams) error
 	// LcFactsSameSubject returns the active semantic and episodic memories about a subject and
 	// attribute, other than id.
 	LcFactsSameSubject(ctx context.Context, arg LcFactsSameSubjectParams) ([]LcFactsSameSubjectRow, error)
-	// LcFactsSimilar returns the k active semantic memories nearest to an embedding (HNSW), other than id.
-	LcFactsSimilar(ctx context.Context, arg LcFactsSimilarParams) ([]LcFactsSimilarRow, error)
+	// LcFactsSimilarMany returns, for each of the memories ids that has an embedding, the k active
+	// semantic memories nearest to it (HNSW), other than itself, nearest first.
+	LcFactsSimilarMany(ctx context.Context, arg LcFactsSimilarManyParams) ([]LcFactsSimilarManyRow, error)
 	// LcLabileNear returns the memories of a context whose lability window is open at `at`, other
 	// than id, nearest to an embedding first.
 	LcLabileNear(ctx context.Context, arg LcLabileNearParams) ([]LcLabileNearRow, error)
-	// LcLastSleep returns the start of a tenant's last finished sleep run (no row: never slept).
-	LcLastSleep(ctx context.Context, tenantID string) (time.Time, error)
+	// LcLabileWindowsBetween returns a tenant's lability windows open at some time in [since, until].
+	LcLabileWindowsBetween(ctx context.Context, arg LcLabileWindowsBetweenParams) ([]LcLabileWindowsBetweenRow, error)
+	// LcLastSleepRun returns the start and details of a tenant's last finished sleep run (no row:
+	// never slept).
+	LcLastSleepRun(ctx context.Context, tenantID string) (LcLastSleepRunRow, error)
 	// LcLinkDelete removes one memory link.
 	LcLinkDelete(ctx context.Context, arg LcLinkDeleteParams) (int64, error)
 	// LcLinkInsert links two memories (once per relation).
@@ -114,29 +247,25 @@ type Querier interface {
 	LcLiveFacts(ctx context.Context, arg LcLiveFactsParams) ([]LcLiveFactsRow, error)
 	// LcMarkDerived marks memories derived without changing anything else (erased rows).
 	LcMarkDerived(ctx context.Context, arg LcMarkDerivedParams) error
-	// LcMemoryClearFade clears a memory's fade time (core memories never fade).
-	LcMemoryClearFade(ctx context.Context, arg LcMemoryClearFadeParams) error
 	// LcMemoryForgetting writes a memory's forgetting state (stability, last access, fade time).
 	LcMemoryForgetting(ctx context.Context, arg LcMemoryForgettingParams) error
 	// LcMemoryLockOne returns one memory, locked.
 	LcMemoryLockOne(ctx context.Context, arg LcMemoryLockOneParams) (ZbMemory, error)
 	// LcMemoryRewrite writes a memory's reconsolidated or restored state.
 	LcMemoryRewrite(ctx context.Context, arg LcMemoryRewriteParams) error
-	// LcMentionCounts returns the number of entities each of the memories mentions.
-	LcMentionCounts(ctx context.Context, arg LcMentionCountsParams) ([]LcMentionCountsRow, error)
-	// LcMentionInsert records that a memory mentions an entity (once) and counts the mention.
-	LcMentionInsert(ctx context.Context, arg LcMentionInsertParams) (int64, error)
+	// LcMentionInsertMany records memory–entity mentions (each pair once) and adds the new ones to
+	// the entities' mention counts; it returns the number of new mentions.
+	LcMentionInsertMany(ctx context.Context, arg LcMentionInsertManyParams) (int32, error)
 	// LcMentionsOf returns the entities mentioned by the given memories.
 	LcMentionsOf(ctx context.Context, arg LcMentionsOfParams) ([]LcMentionsOfRow, error)
 	// LcNeighbourhood returns the memories within max_depth memory_link hops (either direction) of
 	// ids, nearest first, at most k.
 	LcNeighbourhood(ctx context.Context, arg LcNeighbourhoodParams) ([]LcNeighbourhoodRow, error)
-	// LcNeuroGet returns a tenant's neuromodulator state (no row: never changed).
-	LcNeuroGet(ctx context.Context, tenantID string) ([]ZbNeuromodulatorState, error)
 	// LcRecallCounts counts, per memory, the recalls that returned it in (since, now].
 	LcRecallCounts(ctx context.Context, arg LcRecallCountsParams) ([]LcRecallCountsRow, error)
 	// LcRecentContext returns the mean embedding of the memories returned by a tenant's last k
-	// recalls (its recent recall context), or NULL when there is none.
+	// recalls (its recent recall context), or NULL when there is none. Each memory is read by its
+	// primary key (the LIMIT keeps the lookup a per-id index probe).
 	LcRecentContext(ctx context.Context, arg LcRecentContextParams) ([]float32, error)
 	// LcReconEventGet returns one reconsolidation event, locked.
 	LcReconEventGet(ctx context.Context, arg LcReconEventGetParams) (ZbReconsolidationEvent, error)
@@ -154,9 +283,12 @@ type Querier interface {
 	// LcReviewStateEnsure creates the FSRS review state of a memory (a new card due at due) when it
 	// has none.
 	LcReviewStateEnsure(ctx context.Context, arg LcReviewStateEnsureParams) (int64, error)
+	// LcReviewStateEnsureMany creates the FSRS review states (new cards due at due) of memories that
+	// have none.
+	LcReviewStateEnsureMany(ctx context.Context, arg LcReviewStateEnsureManyParams) (int64, error)
 	// LcReviewWrite writes a memory's FSRS card after a review.
 	LcReviewWrite(ctx context.Context, arg LcReviewWriteParams) error
-	// LcSchemaCandidates locks up to k active, embedded episodic memories of a tenant that are not
+	// LcSchemaCandidates locks the active, embedded episodic memories among ids that are not
 	// schemas, oldest first, for dual-process consolidation.
 	LcSchemaCandidates(ctx context.Context, arg LcSchemaCandidatesParams) ([]LcSchemaCandidatesRow, error)
 	// LcSessionLock returns one session, locked.
@@ -167,8 +299,6 @@ type Querier interface {
 	LcSetBelief(ctx context.Context, arg LcSetBeliefParams) error
 	// LcSetConfidence writes memories' propagated confidence.
 	LcSetConfidence(ctx context.Context, arg LcSetConfidenceParams) error
-	// LcSetFadeAt moves the predicted fade time of memories.
-	LcSetFadeAt(ctx context.Context, arg LcSetFadeAtParams) error
 	// LcSetKindMeta changes memories' kind and merges a JSON object into their metadata.
 	LcSetKindMeta(ctx context.Context, arg LcSetKindMetaParams) error
 	// LcSetStability writes memories' stability and predicted fade time.
@@ -178,7 +308,11 @@ type Querier interface {
 	// LcSetValues writes memories' TD value estimates.
 	LcSetValues(ctx context.Context, arg LcSetValuesParams) error
 	// LcSleepEpisodes locks up to k active, decaying memories of a tenant with activity (store or
-	// used recall) in (since, now], newest first (memory_activity_idx).
+	// used recall) in (since, until] that come after the cursor in the order last activity
+	// descending, id descending — (last_accessed_at, id) < (cursor_at, cursor_id) —; rows another
+	// transaction holds are skipped. The rows that tie with the cursor's activity time are taken by
+	// id (memory_pkey) and the older ones through memory_activity_idx, so a large group of equal
+	// times (a bulk load) is not read again by every run.
 	LcSleepEpisodes(ctx context.Context, arg LcSleepEpisodesParams) ([]LcSleepEpisodesRow, error)
 	// LcSleepLock takes the transaction-level advisory lock of a tenant's sleep, so two sleeps never
 	// overlap (the second waits for the first to commit).
@@ -187,15 +321,18 @@ type Querier interface {
 	LcSleepRunInsert(ctx context.Context, arg LcSleepRunInsertParams) (int64, error)
 	// LcStabilityLockUpsert writes a memory's stability lock.
 	LcStabilityLockUpsert(ctx context.Context, arg LcStabilityLockUpsertParams) error
-	// LcSupersede ends the validity of a live fact and points it at the fact that replaces it.
+	// LcSupersede ends the validity of a live fact and points it at the fact that replaces it. A fact
+	// stated at the same instant as its replacement ends a microsecond after it began (valid_to >
+	// valid_from), as in store: the later one wins.
 	LcSupersede(ctx context.Context, arg LcSupersedeParams) (int64, error)
 	// LcTenantLock takes the transaction-level advisory lock that serializes a tenant's lifecycle
 	// writes (derive, propagate, decay, review, consolidate, sleep, rollback).
 	LcTenantLock(ctx context.Context, tenantID string) error
 	// LcTenants returns every tenant id in order.
 	LcTenants(ctx context.Context) ([]string, error)
-	// LcTripleCopyEnsure writes the fast and medium copies of a memory when it has none.
-	LcTripleCopyEnsure(ctx context.Context, arg LcTripleCopyEnsureParams) (int64, error)
+	// LcTripleCopyEnsureMany writes triple copies (memory, copy, strength, tau, stored at) that do
+	// not exist yet.
+	LcTripleCopyEnsureMany(ctx context.Context, arg LcTripleCopyEnsureManyParams) (int64, error)
 	// LcUnderivedIDs returns up to k ids of a tenant's memories that were never derived, oldest first
 	// (memory_underived_idx).
 	LcUnderivedIDs(ctx context.Context, arg LcUnderivedIDsParams) ([]int64, error)
@@ -212,7 +349,8 @@ type Querier interface {
 	MemoryCoreUpdate(ctx context.Context, arg MemoryCoreUpdateParams) (int64, error)
 	// MemoryCountAllByLayerStatus counts memories of all tenants by layer and status.
 	MemoryCountAllByLayerStatus(ctx context.Context) ([]MemoryCountAllByLayerStatusRow, error)
-	// MemoryCountByLayerStatus counts a tenant's memories per layer and status.
+	// MemoryCountByLayerStatus counts a tenant's memories per layer and status (erased tombstones
+	// are not memories any more and are left out).
 	MemoryCountByLayerStatus(ctx context.Context, tenantID string) ([]MemoryCountByLayerStatusRow, error)
 	// MemoryDelete removes one memory; its review state, copies, mentions, windows, links and
 	// reconsolidation events go with it (ON DELETE CASCADE), references to it are cleared.
@@ -223,6 +361,9 @@ type Querier interface {
 	MemoryGetState(ctx context.Context, arg MemoryGetStateParams) (MemoryGetStateRow, error)
 	// MemoryInsert stores one memory and returns it.
 	MemoryInsert(ctx context.Context, arg MemoryInsertParams) (ZbMemory, error)
+	// MemoryInsertBatch inserts memories in one pipelined batch: the bulk load of roles under
+	// row-level security, for which PostgreSQL refuses COPY FROM.
+	MemoryInsertBatch(ctx context.Context, arg []MemoryInsertBatchParams) *MemoryInsertBatchBatchResults
 	// MemoryInsertMany bulk-loads memories through COPY (imports and benchmarks).
 	MemoryInsertMany(ctx context.Context, arg []MemoryInsertManyParams) (int64, error)
 	// MemoryListCore returns a tenant's live core memories in label order.
@@ -237,7 +378,11 @@ type Querier interface {
 	MemoryOutcomeUpdate(ctx context.Context, arg MemoryOutcomeUpdateParams) (int64, error)
 	// MemoryRecallApply records a used recall on memories not locked by another transaction:
 	// access count, last access, the grown stability and the new fade time. It returns the ids it
-	// updated; locked rows are skipped (recall never waits on a sleep or decay run).
+	// updated; locked rows are skipped (recall never waits on a sleep or decay run). Recall computes
+	// the growth from the stability it read without a lock (read_stabilities); when another
+	// transaction changed the stability since (a sleep, a review), the growth factor applies to the
+	// current value, capped at max(current, max_stability), and the fade time scales with it, so
+	// neither write is lost.
 	MemoryRecallApply(ctx context.Context, arg MemoryRecallApplyParams) ([]int64, error)
 	// MemorySearchNearest returns a tenant's active memories nearest to a query embedding (cosine
 	// distance, HNSW index).
@@ -259,16 +404,59 @@ type Querier interface {
 	MemorySupersede(ctx context.Context, arg MemorySupersedeParams) (int64, error)
 	// MentionEntitiesByMemories returns the distinct entities mentioned by the given memories.
 	MentionEntitiesByMemories(ctx context.Context, arg MentionEntitiesByMemoriesParams) ([]int64, error)
+	// NeuroEventInsertMany appends neuromodulator events of a tenant (memory id 0: none).
+	NeuroEventInsertMany(ctx context.Context, arg NeuroEventInsertManyParams) error
+	// NeuroEventsRecent returns up to k of a tenant's neuromodulator events in (since, until], newest
+	// first (neuromodulator_event_time_idx).
+	NeuroEventsRecent(ctx context.Context, arg NeuroEventsRecentParams) ([]NeuroEventsRecentRow, error)
+	// NeuroStateBaseline sets a tenant's stored neuromodulator state to the baseline at now (no
+	// event left in the replay window), when it is not already there.
+	NeuroStateBaseline(ctx context.Context, arg NeuroStateBaselineParams) error
+	// NeuroStateGet returns a tenant's stored neuromodulator state (no row: never written).
+	NeuroStateGet(ctx context.Context, tenantID string) ([]ZbNeuromodulatorState, error)
+	// NeuroStateUpsert writes a tenant's neuromodulator state (tonic levels as of last_tick_at, phasic
+	// components as of phasic_at).
+	NeuroStateUpsert(ctx context.Context, arg NeuroStateUpsertParams) error
+	// NeuroTickPreamble reads, in one round trip, what a lifecycle job needs first: it switches JIT
+	// off for the rest of the transaction (the per-row index probes of the lifecycle queries have high
+	// estimated costs but run in microseconds; JIT would compile them for far longer than they run),
+	// and returns the tenant's disabled algorithms, its up to k newest neuromodulator events in
+	// (since, now] oldest first, and whether its stored state is away from the baseline.
+	NeuroTickPreamble(ctx context.Context, arg NeuroTickPreambleParams) (NeuroTickPreambleRow, error)
 	// ProcedureInsert records the structure of a procedural memory.
 	ProcedureInsert(ctx context.Context, arg ProcedureInsertParams) error
 	// ProcedureRecordOutcome counts one reported execution of a skill and returns the counts.
 	ProcedureRecordOutcome(ctx context.Context, arg ProcedureRecordOutcomeParams) (ProcedureRecordOutcomeRow, error)
 	// RecallCandidates runs zb.recall_candidates (per layer the top k by cosine and by BM25, with
 	// both signals, the strongest edge and the corpus statistics) and joins the memory rows, in one
-	// round trip and without row locks.
+	// round trip and without row locks. model is the query embedding's model: vectors are compared
+	// only when it is the active model (zb.config embedding_model, when recorded).
 	RecallCandidates(ctx context.Context, arg RecallCandidatesParams) ([]RecallCandidatesRow, error)
 	// RecallEventInsert records one recall for the metacognitive monitor and returns its id.
 	RecallEventInsert(ctx context.Context, arg RecallEventInsertParams) (int64, error)
+	// ReembedJobCounts counts the re-embedding jobs (River kind zb_reembed) by state.
+	ReembedJobCounts(ctx context.Context) ([]ReembedJobCountsRow, error)
+	// Embedding-model versioning (coordinator/reembed.go).
+	// ReembedModelSet records the active embedding model (zb.config embedding_model).
+	ReembedModelSet(ctx context.Context, arg ReembedModelSetParams) error
+	// ReembedProgress counts the memories (not erased, with content) by embedding model ('' for none),
+	// of one tenant or of all.
+	ReembedProgress(ctx context.Context, tenant *string) ([]ReembedProgressRow, error)
+	// ReembedRead returns the content and embedding model of memories of a tenant.
+	ReembedRead(ctx context.Context, arg ReembedReadParams) ([]ReembedReadRow, error)
+	// ReembedTargets returns up to k memories (tenant, id) after (after_tenant, after_id) whose
+	// embedding is missing or of another model than model: the rows a re-embedding has to do. A
+	// tenant given limits them to that tenant.
+	ReembedTargets(ctx context.Context, arg ReembedTargetsParams) ([]ReembedTargetsRow, error)
+	// ReembedWrite stores a memory's new embedding and its model unless the memory changed since it
+	// was read (updated_at) or was erased. updated_at is kept: the memory itself did not change.
+	ReembedWrite(ctx context.Context, arg ReembedWriteParams) (int64, error)
+	// RetentionDelete removes the retention window of a tenant's context.
+	RetentionDelete(ctx context.Context, arg RetentionDeleteParams) (int64, error)
+	// RetentionList lists a tenant's retention windows in context order.
+	RetentionList(ctx context.Context, tenantID string) ([]RetentionListRow, error)
+	// RetentionSet sets the retention window of a tenant's context (operators only).
+	RetentionSet(ctx context.Context, arg RetentionSetParams) error
 	// SessionEnd marks an open session ended and returns it; an ended session is returned unchanged.
 	SessionEnd(ctx context.Context, arg SessionEndParams) (ZbSession, error)
 	// SessionGet returns one session.
@@ -280,12 +468,27 @@ type Querier interface {
 	SessionMarkConsolidated(ctx context.Context, arg SessionMarkConsolidatedParams) error
 	// SessionTouch creates a session or records activity in it (last_activity_at never goes back).
 	SessionTouch(ctx context.Context, arg SessionTouchParams) error
+	// TenantBind binds the current transaction to a tenant: the row-level security policies of
+	// migration 0011 key on the transaction-local setting zb.tenant_id.
+	TenantBind(ctx context.Context, tenantID string) error
+	// TenantBindingAdd restricts a login role to a tenant (operators only): a role with bindings
+	// sees and writes nothing unless zb.tenant_id names one of its tenants.
+	TenantBindingAdd(ctx context.Context, arg TenantBindingAddParams) (int64, error)
+	// TenantBindingList lists the tenant bindings the caller may see (its own, or all for operators).
+	TenantBindingList(ctx context.Context) ([]ZbTenantBinding, error)
+	// TenantBindingRemove removes one binding of a login role.
+	TenantBindingRemove(ctx context.Context, arg TenantBindingRemoveParams) (int64, error)
+	// TenantCurrent returns the tenant the transaction is bound to (zb.current_tenant()), '' when none.
+	TenantCurrent(ctx context.Context) (string, error)
 	// TenantEnsure creates the tenant when it does not exist yet.
 	TenantEnsure(ctx context.Context, arg TenantEnsureParams) error
 	// TenantGetByID returns one tenant.
 	TenantGetByID(ctx context.Context, id string) (ZbTenant, error)
 	// TenantList returns all tenants in id order.
 	TenantList(ctx context.Context) ([]ZbTenant, error)
+	// TenantRowSecurityActive reports whether row-level security applies to the connection's role
+	// on zb.memory (then COPY FROM is refused and bulk loads insert row by row).
+	TenantRowSecurityActive(ctx context.Context) (bool, error)
 	// TripleCopyInsert writes the fast and medium copies of a stored memory.
 	TripleCopyInsert(ctx context.Context, arg TripleCopyInsertParams) error
 	// TxSetLockTimeout sets lock_timeout for the rest of the current transaction (e.g. '200ms').

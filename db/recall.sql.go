@@ -72,7 +72,7 @@ const recallCandidates = `-- name: RecallCandidates :many
 SELECT m.id, m.layer, m.kind, m.context, m.content, m.source_ids, m.external_id, m.metadata, m.session_id,
        m.occurred_at, m.created_at, m.valid_from, m.valid_to, m.event_from, m.event_to, m.status,
        m.valence, m.arousal, m.significance, m.stability, m.last_accessed_at, m.access_count,
-       m.conf_alpha, m.conf_beta, m.confidence, m.core_label,
+       m.conf_alpha, m.conf_beta, m.confidence, m.core_label, m.ai_generated,
        c.cosine::double precision AS cosine, c.bm25::double precision AS bm25,
        c.by_vector::boolean AS by_vector, c.by_lexical::boolean AS by_lexical, c.by_context::boolean AS by_context,
        coalesce(c.prev_id, 0)::bigint AS prev_id, coalesce(c.next_id, 0)::bigint AS next_id,
@@ -83,7 +83,7 @@ SELECT m.id, m.layer, m.kind, m.context, m.content, m.source_ids, m.external_id,
 FROM zb.recall_candidates(
     $1::text, $2::vector, $3::text[], ($4::text[])::zb.memory_layer[], $5::int,
     $6::timestamptz, $7::timestamptz, $8::timestamptz,
-    $9::timestamptz, $10::text[], $11::boolean
+    $9::timestamptz, $10::text[], $11::boolean, $12::text
 ) c
 JOIN zb.memory m ON m.tenant_id = $1::text AND m.id = c.id
 ORDER BY m.id
@@ -101,6 +101,7 @@ type RecallCandidatesParams struct {
 	AsOf     *time.Time       `json:"as_of"`
 	Contexts []string         `json:"contexts"`
 	Deep     bool             `json:"deep"`
+	Model    *string          `json:"model"`
 }
 
 type RecallCandidatesRow struct {
@@ -130,6 +131,7 @@ type RecallCandidatesRow struct {
 	ConfBeta        float64         `json:"conf_beta"`
 	Confidence      float64         `json:"confidence"`
 	CoreLabel       *string         `json:"core_label"`
+	AiGenerated     bool            `json:"ai_generated"`
 	Cosine          float64         `json:"cosine"`
 	Bm25            float64         `json:"bm25"`
 	ByVector        bool            `json:"by_vector"`
@@ -149,7 +151,8 @@ type RecallCandidatesRow struct {
 
 // RecallCandidates runs zb.recall_candidates (per layer the top k by cosine and by BM25, with
 // both signals, the strongest edge and the corpus statistics) and joins the memory rows, in one
-// round trip and without row locks.
+// round trip and without row locks. model is the query embedding's model: vectors are compared
+// only when it is the active model (zb.config embedding_model, when recorded).
 func (q *Queries) RecallCandidates(ctx context.Context, arg RecallCandidatesParams) ([]RecallCandidatesRow, error) {
 	rows, err := q.db.Query(ctx, recallCandidates,
 		arg.TenantID,
@@ -163,6 +166,7 @@ func (q *Queries) RecallCandidates(ctx context.Context, arg RecallCandidatesPara
 		arg.AsOf,
 		arg.Contexts,
 		arg.Deep,
+		arg.Model,
 	)
 	if err != nil {
 		return nil, err
@@ -198,6 +202,7 @@ func (q *Queries) RecallCandidates(ctx context.Context, arg RecallCandidatesPara
 			&i.ConfBeta,
 			&i.Confidence,
 			&i.CoreLabel,
+			&i.AiGenerated,
 			&i.Cosine,
 			&i.Bm25,
 			&i.ByVector,

@@ -271,7 +271,7 @@ func (e *httpEmbedder) attempt(ctx context.Context, body []byte, n int) ([][]flo
 		return nil, &HTTPError{
 			Provider:   e.proto.name(),
 			StatusCode: resp.StatusCode,
-			Body:       strings.ToValidUTF8(string(snippet), "\uFFFD"),
+			Body:       redactKey(strings.ToValidUTF8(string(snippet), "\uFFFD"), e.apiKey),
 			RetryAfter: parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()),
 		}
 	}
@@ -337,4 +337,13 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 		}
 	}
 	return 0
+}
+
+// redactKey removes the API key from text a provider sent back (some echo it in error bodies),
+// so it never reaches an error, a log line or a River job's error record.
+func redactKey(s, key string) string {
+	if key == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, key, "[REDACTED]")
 }

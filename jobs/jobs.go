@@ -92,6 +92,9 @@ type SleepArgs struct {
 	Trigger string `json:"trigger,omitempty"`
 	// Seed seeds the sleep's counterfactual generation; 0 derives it from the run's time.
 	Seed int64 `json:"seed,omitempty"`
+	// Round numbers the runs of one sleep window: 0 for a request, and a run that leaves
+	// episodes of its window for later enqueues the next round (coordinator.SleepOpts.Round).
+	Round int `json:"round,omitempty"`
 }
 
 // Kind returns KindSleep.
@@ -156,6 +159,37 @@ func DeriveInsertOpts() *river.InsertOpts {
 // runs.
 func LifecycleInsertOpts() *river.InsertOpts {
 	return &river.InsertOpts{Queue: QueueLifecycle, UniqueOpts: river.UniqueOpts{
+		ByArgs: true,
+		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+			rivertype.JobStateScheduled, rivertype.JobStateRetryable},
+	}}
+}
+
+// KindReembed is the kind of ReembedArgs. A stable identifier, like the ones above.
+const KindReembed = "zb_reembed"
+
+// ReembedArgs asks the worker to embed memories of one tenant again with the worker's embedder:
+// embedding-model versioning ('zbctl reembed'). Memories whose embedding is already of the target
+// model are skipped, so the job is idempotent.
+type ReembedArgs struct {
+	// TenantID is the tenant of the memories.
+	TenantID string `json:"tenant_id"`
+	// MemoryIDs lists the memories (at most coordinator.ReembedMaxPerJob).
+	MemoryIDs []int64 `json:"memory_ids"`
+	// Model is the target model (the embedder's Model()). A worker whose embedder reports another
+	// model leaves the job to a worker that has it (snoozes). Empty means the worker's model: the
+	// embedding of memories that have none (e.g. after an import without embeddings).
+	Model string `json:"model,omitempty"`
+}
+
+// Kind returns KindReembed.
+func (ReembedArgs) Kind() string { return KindReembed }
+
+// ReembedInsertOpts are the insert options of re-embedding jobs: the derive queue (embedding
+// work), unique by arguments while waiting or running, so repeating 'zbctl reembed' before the
+// jobs ran adds none.
+func ReembedInsertOpts() *river.InsertOpts {
+	return &river.InsertOpts{Queue: QueueDerive, UniqueOpts: river.UniqueOpts{
 		ByArgs: true,
 		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
 			rivertype.JobStateScheduled, rivertype.JobStateRetryable},

@@ -29,6 +29,9 @@ func TestKindsAndJSONAreStable(t *testing.T) {
 		{jobs.SleepArgs{TenantID: "t", Trigger: "manual", Seed: 7}, "zb_sleep", `{"tenant_id":"t","trigger":"manual","seed":7}`},
 		{jobs.PropagateArgs{TenantID: "t", MemoryIDs: []int64{3}}, "zb_propagate", `{"tenant_id":"t","memory_ids":[3]}`},
 		{jobs.ScheduleArgs{Task: jobs.TaskDecay}, "zb_schedule", `{"task":"decay"}`},
+		{jobs.ReembedArgs{TenantID: "t", MemoryIDs: []int64{4, 5}, Model: "m"}, "zb_reembed",
+			`{"tenant_id":"t","memory_ids":[4,5],"model":"m"}`},
+		{jobs.ReembedArgs{TenantID: "t", MemoryIDs: []int64{4}}, "zb_reembed", `{"tenant_id":"t","memory_ids":[4]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.kind+"/"+tt.json, func(t *testing.T) {

@@ -249,6 +249,17 @@ func (m *Migrator) Up(ctx context.Context, opts *Opts) (*Result, error) {
 		for _, v := range rr.Versions {
 			res.River = append(res.River, v.Version)
 		}
+		// River's tables exist only now: grant zenbrain's roles what they need on them and put
+		// river_job under row-level security (zb.secure_river, migration 0011).
+		var secure bool
+		if err := conn.QueryRow(ctx, "SELECT to_regprocedure('zb.secure_river()') IS NOT NULL").Scan(&secure); err != nil {
+			return fmt.Errorf("error securing River's tables: %w", err)
+		}
+		if secure {
+			if _, err := conn.Exec(ctx, "SELECT zb.secure_river()"); err != nil {
+				return fmt.Errorf("error securing River's tables: %w", err)
+			}
+		}
 		return nil
 	})
 	if err != nil {

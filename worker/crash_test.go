@@ -18,7 +18,8 @@ import (
 // run: ZB_CRASH_TRIALS=50 go test ./worker -run 'TestProcesses/Killed' -timeout 2h
 const CrashTrialsEnv = "ZB_CRASH_TRIALS"
 
-const crashTrialsDefault = 1
+// crashTrialsDefault runs one derive and one sleep trial in CI.
+const crashTrialsDefault = 2
 
 // A zbworker process killed with SIGKILL while jobs run leaves no partial effect: at the kill,
 // every effect on the database belongs to a completed job; after the stuck jobs are rescued and

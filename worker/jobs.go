@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -96,7 +97,7 @@ type sleepWorker struct {
 
 func (s *sleepWorker) Work(ctx context.Context, job *river.Job[jobs.SleepArgs]) error {
 	_, err := s.w.cfg.Coordinator.Sleep(ctx, job.Args.TenantID,
-		&coordinator.SleepOpts{Trigger: job.Args.Trigger, Seed: job.Args.Seed}, complete(job))
+		&coordinator.SleepOpts{Trigger: job.Args.Trigger, Seed: job.Args.Seed, Round: job.Args.Round}, complete(job))
 	return permanent(wrap("sleeping", job.Args.TenantID, err))
 }
 
@@ -198,4 +199,26 @@ func wrap(op, tenant string, err error) error {
 		return nil
 	}
 	return fmt.Errorf("error %s tenant %s: %w", op, tenant, err)
+}
+
+// ReembedSnooze is how long a re-embedding job waits when this worker's embedder does not
+// produce the job's model (another worker, or this one restarted with the new model, takes it).
+const ReembedSnooze = time.Minute
+
+type reembedWorker struct {
+	river.WorkerDefaults[jobs.ReembedArgs]
+	w *Worker
+}
+
+func (r *reembedWorker) Work(ctx context.Context, job *river.Job[jobs.ReembedArgs]) error {
+	rep, err := r.w.cfg.Coordinator.Reembed(ctx, job.Args, complete(job))
+	if errors.Is(err, coordinator.ErrModelMismatch) {
+		r.w.cfg.Logger.Warn("re-embedding job needs another embedding model; snoozing", "job", job.ID, "error", err)
+		return river.JobSnooze(ReembedSnooze)
+	}
+	if err != nil {
+		return permanent(wrap("re-embedding memories of", job.Args.TenantID, err))
+	}
+	r.w.cfg.Logger.Debug("re-embedded", "tenant", job.Args.TenantID, "report", rep)
+	return nil
 }

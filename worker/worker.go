@@ -189,6 +189,7 @@ func New(cfg *Config) (*Worker, error) {
 	river.AddWorker(workers, &consolidateWorker{w: w})
 	river.AddWorker(workers, &propagateWorker{w: w})
 	river.AddWorker(workers, &scheduleWorker{w: w})
+	river.AddWorker(workers, &reembedWorker{w: w})
 
 	queues := map[string]river.QueueConfig{}
 	for _, q := range c.Queues {

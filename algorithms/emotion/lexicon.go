@@ -180,6 +180,10 @@ const (
 	minHeadRunes           = 4
 	minModifierRunes       = 5
 	minCompoundRunes       = 7
+	// maxCompoundRunes bounds the words split as compounds: splitting costs O(n²) in the
+	// word's length n, and a "word" of thousands of letters (a base64 blob, a hash) is no
+	// compound (64 KiB of one letter took 35 s to tag before this bound).
+	maxCompoundRunes = 64
 )
 
 // lookupCue finds a cue entry for a single lower-case word: exactly, through
@@ -196,7 +200,7 @@ func (l *lexicon) lookupCue(w string) []match {
 		return nil
 	}
 	runes := []rune(w)
-	if len(runes) < minCompoundRunes {
+	if len(runes) < minCompoundRunes || len(runes) > maxCompoundRunes {
 		return nil
 	}
 	var out []match

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/zenbrain/zb/coordinator"
 )
 
@@ -19,6 +21,12 @@ type DecayFigure struct {
 	Examined    int `json:"examined"`
 	Archived    int `json:"archived"`
 	Rescheduled int `json:"rescheduled"`
+	// RowsRead is the number of zb.memory rows one DecayDue transaction read (PostgreSQL's
+	// pg_stat_xact_user_tables: sequential plus index tuple fetches, measured in an extra,
+	// untimed run) and SeqScans its sequential scans of zb.memory: the proof that decay examines
+	// the faded rows only (about two reads per faded row: the candidate scan and the update).
+	RowsRead int64 `json:"rows_read"`
+	SeqScans int64 `json:"seq_scans"`
 	// Load is the time StoreBatch took to load the N memories.
 	Load Seconds `json:"load_s"`
 	// Decay and Archive are the median times of DecayDue and of the plain archiving UPDATE;
@@ -34,6 +42,10 @@ type DecayFigure struct {
 }
 
 const decayTenant = "decay"
+
+// DecaySeedRows is how many memories of the decay benchmark StoreBatch loads; the rest are
+// server-side copies of them (INSERT … SELECT).
+const DecaySeedRows = 20_000
 
 // benchDecay times DecayDue over n memories of which a fraction has faded against a plain
 // UPDATE archiving exactly those rows, each repeated c.Repeats times from the same state.
@@ -52,11 +64,27 @@ func benchDecay(ctx context.Context, c *Config, n int) (*DecayFigure, error) {
 	}
 	r := rand.New(rand.NewPCG(c.Seed, uint64(n)))
 	began := time.Now()
-	for start := 0; start < n; start += coordinator.MaxBatch / 2 {
-		items := genItems(r, decayTenant, min(coordinator.MaxBatch/2, n-start))
+	seed := min(n, DecaySeedRows)
+	for start := 0; start < seed; start += coordinator.MaxBatch / 2 {
+		items := genItems(r, decayTenant, min(coordinator.MaxBatch/2, seed-start))
 		if _, err := co.StoreBatch(ctx, items); err != nil {
 			return nil, err
 		}
+	}
+	// Larger sizes copy the StoreBatch rows on the server (new ids, every index maintained):
+	// loading a million memories through StoreBatch would take most of an hour here.
+	for have := seed; have < n; {
+		tag, err := pool.Exec(ctx, `INSERT INTO zb.memory (tenant_id, context, layer, kind, content, created_at, updated_at,
+				last_accessed_at, stability, fade_at, terms, term_count, valence, arousal, significance, importance, priority,
+				derived_at, metadata, source_ids, subject, attribute, occurred_at, event_from, event_to, valid_from, ai_generated)
+			SELECT tenant_id, context, layer, kind, content, created_at, updated_at, last_accessed_at, stability, fade_at, terms,
+				term_count, valence, arousal, significance, importance, priority, derived_at, metadata, source_ids, subject,
+				attribute, occurred_at, event_from, event_to, valid_from, ai_generated
+			FROM zb.memory WHERE tenant_id = $1 ORDER BY id LIMIT $2`, decayTenant, min(have, n-have))
+		if err != nil {
+			return nil, fmt.Errorf("error copying memories: %w", err)
+		}
+		have += int(tag.RowsAffected())
 	}
 	f := &DecayFigure{N: n, Load: secs(time.Since(began)), Target: DecayTargetRatio}
 	// Nothing else may work on the database: drop the derive jobs StoreBatch enqueued.
@@ -84,10 +112,16 @@ func benchDecay(ctx context.Context, c *Config, n int) (*DecayFigure, error) {
 	if f.Faded > coordinator.MaxLifecycleLimit {
 		return nil, fmt.Errorf("%d faded memories exceed one DecayDue call's limit %d", f.Faded, coordinator.MaxLifecycleLimit)
 	}
-	// Everything fades in 30 days, except the chosen ones: accessed 400 days ago with a
-	// stability of one day (R ≈ e^-400 < 0.1), their fade time passed yesterday.
-	if _, err := pool.Exec(ctx, `UPDATE zb.memory SET fade_at = now() + interval '30 days' WHERE tenant_id = $1`, decayTenant); err != nil {
+	// StoreBatch gave every memory a fade time in the future (days away); the chosen ones are
+	// made faded: accessed 400 days ago with a stability of one day (R ≈ e^-400 < 0.1), their
+	// fade time passed yesterday.
+	var early int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM zb.memory WHERE tenant_id = $1 AND (fade_at IS NULL OR fade_at <= now() + interval '1 day')`,
+		decayTenant).Scan(&early); err != nil {
 		return nil, err
+	}
+	if early > 0 {
+		return nil, fmt.Errorf("%d loaded memories fade within a day; the benchmark needs them in the future", early)
 	}
 	reset := func() error {
 		_, err := pool.Exec(ctx, `UPDATE zb.memory SET status = 'active', stability = 1,
@@ -123,6 +157,16 @@ func benchDecay(ctx context.Context, c *Config, n int) (*DecayFigure, error) {
 		if rep.Examined != f.Faded {
 			return nil, fmt.Errorf("DecayDue examined %d memories, want exactly the %d faded ones", rep.Examined, f.Faded)
 		}
+	}
+	// One more, untimed run counts the zb.memory rows the decay transaction read.
+	if err := reset(); err != nil {
+		return nil, err
+	}
+	if _, err := co.DecayDue(ctx, decayTenant, f.Faded+1, func(ctx context.Context, tx pgx.Tx) error {
+		return tx.QueryRow(ctx, `SELECT seq_tup_read + coalesce(idx_tup_fetch, 0), seq_scan FROM pg_stat_xact_user_tables
+			WHERE schemaname = 'zb' AND relname = 'memory'`).Scan(&f.RowsRead, &f.SeqScans)
+	}); err != nil {
+		return nil, err
 	}
 	f.Decay, f.Archive = secs(median(decays)), secs(median(archives))
 	for i := range decays {

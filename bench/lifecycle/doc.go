@@ -5,7 +5,10 @@
 //   - Decay: DecayDue over a tenant of N memories of which 1% have faded (fade_at passed,
 //     R < 0.1), against a plain UPDATE that archives exactly those rows by id. Target ratio ≤
 //     [DecayTargetRatio] (3×). Default N = 10k and 100k; 1M with the command's -decay-1m flag.
-//   - Sleep: one Sleep of one tenant of 1k, 2k, 5k and 10k derived memories; the figure is the
+//     An extra, untimed run counts the zb.memory rows the decay transaction read
+//     (pg_stat_xact_user_tables) and its sequential scans of the table.
+//   - Sleep: the sleep of one tenant of 1k, 2k, 5k and 10k derived memories — every round of
+//     its sleep window (coordinator.SleepMaxEpisodes episodes per round) —; the figure is the
 //     time at each size over the time at 1k. Target: 10k ≤ [SleepTargetRatio] (12×) the 1k time.
 //   - Derive: the throughput (memories per second) of the worker's derive jobs with the hash
 //     embedder on two single-slot worker replicas, against a plain multi-row INSERT of the same
@@ -13,6 +16,7 @@
 //
 // Each experiment runs in a database of its own, created on the server of [Config.AdminURL]
 // (a role that may CREATE DATABASE) and migrated with [Config.Dim]; it is dropped afterwards.
-// Data is loaded with coordinator.StoreBatch (COPY). [Run] returns [Results]; [Results.Write]
+// Data is loaded with coordinator.StoreBatch (COPY); the decay benchmark loads
+// [DecaySeedRows] memories so and copies them on the server (INSERT … SELECT) up to its size. [Run] returns [Results]; [Results.Write]
 // stores them as results.json and results.md in a directory.
 package lifecycle

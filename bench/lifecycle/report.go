@@ -34,25 +34,28 @@ func (r *Results) Markdown(w io.Writer) {
 		r.Started.Format("2006-01-02 15:04 MST"), float64(r.Duration), r.Machine.GoOS, r.Machine.GoArch, r.Machine.CPUs, r.Machine.ServerVersion)
 	if len(r.Decay) > 0 {
 		fmt.Fprintf(w, "## Decay: DecayDue over N memories (1%% faded) vs a plain UPDATE archiving those rows\n\n")
-		fmt.Fprintf(w, "| N | faded | ratio | target | met | decay (s) | archive UPDATE (s) | archived | rescheduled | load (s) |\n")
-		fmt.Fprintf(w, "|---:|---:|---:|---:|:---:|---:|---:|---:|---:|---:|\n")
+		fmt.Fprintf(w, "| N | faded | ratio | target | met | decay (s) | archive UPDATE (s) | archived | rescheduled | rows read | seq scans | load (s) |\n")
+		fmt.Fprintf(w, "|---:|---:|---:|---:|:---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, f := range r.Decay {
-			fmt.Fprintf(w, "| %d | %d | %.2f× | ≤ %.0f× | %s | %.4f | %.4f | %d | %d | %.1f |\n", f.N, f.Faded, f.Ratio, f.Target,
-				yes(f.Met), float64(f.Decay), float64(f.Archive), f.Archived, f.Rescheduled, float64(f.Load))
+			fmt.Fprintf(w, "| %d | %d | %.2f× | ≤ %.0f× | %s | %.4f | %.4f | %d | %d | %d | %d | %.1f |\n", f.N, f.Faded, f.Ratio, f.Target,
+				yes(f.Met), float64(f.Decay), float64(f.Archive), f.Archived, f.Rescheduled, f.RowsRead, f.SeqScans, float64(f.Load))
 		}
+		fmt.Fprintf(w, "\nRows read: the zb.memory rows one DecayDue transaction read (sequential and index fetches, pg_stat_xact_user_tables).\n")
 		fmt.Fprintln(w)
 	}
 	if len(r.Sleep) > 0 {
 		fmt.Fprintf(w, "## Sleep: one tenant's sleep time by memory count, relative to the smallest\n\n")
-		fmt.Fprintf(w, "| N | ratio | target | met | sleep (s) | episodes | LTP | LTD | new assoc. | pruned | archived | schemas | edges before | setup (s) |\n")
-		fmt.Fprintf(w, "|---:|---:|---:|:---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		fmt.Fprintf(w, "Sleep time is the sum over the rounds that cover the tenant's sleep window (at most %d episodes per round).\n\n", r.Sleep[0].MaxEpisodes)
+		fmt.Fprintf(w, "| N | ratio | target | met | sleep (s) | rounds | episodes | LTP | LTD | new assoc. | pruned | archived | schemas | edges before | setup (s) |\n")
+		fmt.Fprintf(w, "|---:|---:|---:|:---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, f := range r.Sleep {
 			target, met := "", ""
 			if f.Met != nil {
 				target, met = fmt.Sprintf("≤ %.0f×", f.Target), yes(*f.Met)
 			}
-			fmt.Fprintf(w, "| %d | %.2f× | %s | %s | %.3f | %d | %d | %d | %d | %d | %d | %d | %d | %.1f |\n", f.N, f.Ratio, target, met,
-				float64(f.Sleep), f.Episodes, f.LTP, f.LTD, f.NewAssociations, f.Pruned, f.Archived, f.Schemas, f.EdgesBefore, float64(f.Setup))
+			fmt.Fprintf(w, "| %d | %.2f× | %s | %s | %.3f | %d | %d | %d | %d | %d | %d | %d | %d | %d | %.1f |\n", f.N, f.Ratio, target, met,
+				float64(f.Sleep), f.Rounds, f.Episodes, f.LTP, f.LTD, f.NewAssociations, f.Pruned, f.Archived, f.Schemas, f.EdgesBefore,
+				float64(f.Setup))
 		}
 		fmt.Fprintln(w)
 	}

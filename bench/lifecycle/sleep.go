@@ -18,15 +18,18 @@ type SleepFigure struct {
 	N int `json:"n"`
 	// Setup is the time to load and derive the N memories (not part of the figure).
 	Setup Seconds `json:"setup_s"`
-	// Sleep is the time of one Sleep of the tenant.
-	Sleep Seconds `json:"sleep_s"`
+	// Sleep is the time of the tenant's sleep: the Sleep rounds (coordinator.SleepOpts.Round)
+	// until its window is exhausted; Rounds their number and MaxEpisodes the episodes per round.
+	Sleep       Seconds `json:"sleep_s"`
+	Rounds      int     `json:"rounds"`
+	MaxEpisodes int     `json:"max_episodes"`
 	// Ratio is Sleep over the first size's Sleep (1k by default).
 	Ratio float64 `json:"ratio"`
 	// Target and Met apply to the largest size: Ratio ≤ SleepTargetRatio.
 	Target float64 `json:"target,omitempty"`
 	Met    *bool   `json:"met,omitempty"`
-	// The sleep's report: episodes considered, LTP, LTD, new associations, pruned edges,
-	// archives, schemas, and the tenant's edges before.
+	// The sleep's figures summed over its rounds: episodes considered, LTP, LTD, new
+	// associations, pruned edges, archives, schemas; and the tenant's edges before the first.
 	Episodes        int `json:"episodes"`
 	LTP             int `json:"ltp"`
 	LTD             int `json:"ltd"`
@@ -37,7 +40,8 @@ type SleepFigure struct {
 	EdgesBefore     int `json:"edges_before"`
 }
 
-// benchSleep loads and derives each size in a database of its own, then times one sleep.
+// benchSleep loads and derives each size in a database of its own, then times the tenant's
+// sleep: every round of its window.
 func benchSleep(ctx context.Context, c *Config) ([]SleepFigure, error) {
 	var out []SleepFigure
 	for _, n := range c.SleepSizes {
@@ -95,13 +99,26 @@ func sleepOne(ctx context.Context, c *Config, n int) (*SleepFigure, error) {
 			return nil, err
 		}
 	}
-	t0 := time.Now()
-	rep, err := co.Sleep(ctx, tenant, &coordinator.SleepOpts{Trigger: "benchmark", Seed: int64(c.Seed)}, nil)
-	if err != nil {
-		return nil, err
+	f.MaxEpisodes = coordinator.SleepMaxEpisodes
+	for round := 0; ; round++ {
+		t0 := time.Now()
+		rep, err := co.Sleep(ctx, tenant, &coordinator.SleepOpts{Trigger: "benchmark", Seed: int64(c.Seed), Round: round}, nil)
+		if err != nil {
+			return nil, err
+		}
+		f.Sleep += secs(time.Since(t0))
+		if round == 0 {
+			f.EdgesBefore = rep.EdgesBefore
+		}
+		f.Rounds++
+		f.Episodes, f.LTP, f.LTD, f.NewAssociations = f.Episodes+rep.Episodes, f.LTP+rep.LTP, f.LTD+rep.LTD, f.NewAssociations+rep.NewAssociations
+		f.Pruned, f.Archived, f.Schemas = f.Pruned+rep.Pruned, f.Archived+rep.Archived, f.Schemas+rep.SchemasCreated
+		if !rep.More {
+			break
+		}
+		if round > n/f.MaxEpisodes+1 {
+			return nil, fmt.Errorf("sleep of %d memories still had more after %d rounds", n, f.Rounds)
+		}
 	}
-	f.Sleep = secs(time.Since(t0))
-	f.Episodes, f.LTP, f.LTD, f.NewAssociations = rep.Episodes, rep.LTP, rep.LTD, rep.NewAssociations
-	f.Pruned, f.Archived, f.Schemas, f.EdgesBefore = rep.Pruned, rep.Archived, rep.SchemasCreated, rep.EdgesBefore
 	return f, nil
 }

@@ -21,46 +21,79 @@ WHERE tenant_id = @tenant_id::text AND id = ANY (@ids::bigint[]) AND derived_at 
 ORDER BY id
 FOR UPDATE SKIP LOCKED;
 
--- name: LcDeriveWrite :exec
--- LcDeriveWrite writes what derivation computed for one memory and marks it derived.
-UPDATE zb.memory
-SET embedding = coalesce(sqlc.narg('embedding')::vector, embedding),
-    embedding_model = coalesce(sqlc.narg('embedding_model')::text, embedding_model),
-    terms = @terms::text[], term_count = @term_count::int,
-    valence = @valence::real, arousal = @arousal::real, significance = @significance::real,
-    priority = @priority::real, fade_at = sqlc.narg('fade_at')::timestamptz, derived_at = @now::timestamptz
-WHERE tenant_id = @tenant_id::text AND id = @id::bigint;
+-- name: LcDeriveWriteMany :execrows
+-- LcDeriveWriteMany writes what derivation computed for many memories in one statement and marks
+-- them derived. Per memory (arrays in the order of ids): has_embedding says whether a new
+-- embedding is written, taken from embeddings (dim values per memory that has one, in order,
+-- flattened; emb_offsets gives each one's start); set_terms whether its BM25 terms are replaced by
+-- terms[term_offsets + 1 .. term_offsets + term_counts]; fade_null clears the fade time, else
+-- fade_ats is written.
+UPDATE zb.memory m
+SET embedding = CASE WHEN u.has_emb
+                     THEN ((@embeddings::real[])[u.emb_off + 1 : u.emb_off + @dim::int])::vector
+                     ELSE m.embedding END,
+    embedding_model = CASE WHEN u.has_emb THEN @embedding_model::text ELSE m.embedding_model END,
+    terms = CASE WHEN u.set_terms THEN (@terms::text[])[u.term_off + 1 : u.term_off + u.term_count] ELSE m.terms END,
+    term_count = CASE WHEN u.set_terms THEN u.term_count ELSE m.term_count END,
+    valence = u.valence, arousal = u.arousal, significance = u.significance, priority = u.priority,
+    fade_at = CASE WHEN u.fade_null THEN NULL ELSE u.fade_at END,
+    derived_at = @now::timestamptz
+FROM (SELECT unnest(@ids::bigint[]) AS id, unnest(@has_embedding::boolean[]) AS has_emb,
+             unnest(@emb_offsets::int[]) AS emb_off, unnest(@set_terms::boolean[]) AS set_terms,
+             unnest(@term_offsets::int[]) AS term_off, unnest(@term_counts::int[]) AS term_count,
+             unnest(@valences::real[]) AS valence, unnest(@arousals::real[]) AS arousal,
+             unnest(@significances::real[]) AS significance, unnest(@priorities::real[]) AS priority,
+             unnest(@fade_null::boolean[]) AS fade_null, unnest(@fade_ats::timestamptz[]) AS fade_at) AS u
+WHERE m.tenant_id = @tenant_id::text AND m.id = ANY (@ids::bigint[]) AND m.id = u.id;
 
 -- name: LcMarkDerived :exec
 -- LcMarkDerived marks memories derived without changing anything else (erased rows).
 UPDATE zb.memory SET derived_at = @now::timestamptz
 WHERE tenant_id = @tenant_id::text AND id = ANY (@ids::bigint[]) AND derived_at IS NULL;
 
--- name: LcEntityFind :one
--- LcEntityFind returns the entity of a context with a normalized name (any type; the most
--- mentioned first).
-SELECT id, type FROM zb.entity
-WHERE tenant_id = @tenant_id::text AND context = @context::text AND normalized_name = @normalized_name::text
-ORDER BY mention_count DESC, id
-LIMIT 1;
+-- name: LcEntityResolveMany :many
+-- LcEntityResolveMany returns the entity of each (context, normalized name): the existing one of
+-- any type (the most mentioned first), else a new one of the given name and type, created in the
+-- order of ords (one with the same key created concurrently is reused).
+WITH want AS (
+    SELECT * FROM (SELECT unnest(@contexts::text[]) AS context, unnest(@normalized_names::text[]) AS normalized_name,
+             unnest(@names::text[]) AS name, unnest(@types::text[]) AS type, unnest(@ords::int[]) AS ord) AS w
+), found AS (
+    SELECT DISTINCT ON (w.context, w.normalized_name) w.context, w.normalized_name, e.id
+    FROM want w
+    JOIN zb.entity e ON e.tenant_id = @tenant_id::text AND e.context = w.context AND e.normalized_name = w.normalized_name
+    ORDER BY w.context, w.normalized_name, e.mention_count DESC, e.id
+), ins AS (
+    INSERT INTO zb.entity (tenant_id, context, name, normalized_name, type, created_at, updated_at)
+    SELECT @tenant_id::text, w.context, w.name, w.normalized_name, w.type, @now::timestamptz, @now::timestamptz
+    FROM want w
+    WHERE NOT EXISTS (SELECT 1 FROM found f WHERE f.context = w.context AND f.normalized_name = w.normalized_name)
+    ORDER BY w.ord
+    ON CONFLICT (tenant_id, context, normalized_name, type) DO UPDATE SET updated_at = greatest(zb.entity.updated_at, EXCLUDED.updated_at)
+    RETURNING context, normalized_name, id
+)
+SELECT f.context::text AS context, f.normalized_name::text AS normalized_name, f.id::bigint AS id FROM found f
+UNION ALL
+SELECT i.context::text, i.normalized_name::text, i.id::bigint FROM ins i;
 
--- name: LcEntityUpsert :one
--- LcEntityUpsert creates an entity, or returns the existing one with the same key.
-INSERT INTO zb.entity (tenant_id, context, name, normalized_name, type, created_at, updated_at)
-VALUES (@tenant_id::text, @context::text, @name::text, @normalized_name::text, @type::text, @now::timestamptz, @now::timestamptz)
-ON CONFLICT (tenant_id, context, normalized_name, type) DO UPDATE SET updated_at = greatest(zb.entity.updated_at, EXCLUDED.updated_at)
-RETURNING id;
-
--- name: LcMentionInsert :execrows
--- LcMentionInsert records that a memory mentions an entity (once) and counts the mention.
+-- name: LcMentionInsertMany :one
+-- LcMentionInsertMany records memory–entity mentions (each pair once) and adds the new ones to
+-- the entities' mention counts; it returns the number of new mentions.
 WITH ins AS (
     INSERT INTO zb.mention (tenant_id, memory_id, entity_id, span_start, span_end)
-    VALUES (@tenant_id::text, @memory_id::bigint, @entity_id::bigint, @span_start::int, @span_end::int)
+    SELECT @tenant_id::text, u.m, u.e, u.s, u.en
+    FROM (SELECT unnest(@memory_ids::bigint[]) AS m, unnest(@entity_ids::bigint[]) AS e,
+             unnest(@span_starts::int[]) AS s, unnest(@span_ends::int[]) AS en) AS u
     ON CONFLICT (tenant_id, memory_id, entity_id) DO NOTHING
     RETURNING entity_id
+), per AS (
+    SELECT entity_id, count(*) AS n FROM ins GROUP BY entity_id
+), upd AS (
+    UPDATE zb.entity e SET mention_count = e.mention_count + per.n, updated_at = @now::timestamptz
+    FROM per WHERE e.tenant_id = @tenant_id::text AND e.id = per.entity_id
+    RETURNING 1
 )
-UPDATE zb.entity e SET mention_count = e.mention_count + 1, updated_at = @now::timestamptz
-FROM ins WHERE e.tenant_id = @tenant_id::text AND e.id = ins.entity_id;
+SELECT (SELECT count(*) FROM ins)::int AS inserted;
 
 -- name: LcMentionsOf :many
 -- LcMentionsOf returns the entities mentioned by the given memories.
@@ -77,6 +110,15 @@ WHERE tenant_id = @tenant_id::text AND source_id = ANY (@entity_ids::bigint[]) A
 ORDER BY id
 FOR UPDATE;
 
+-- name: LcEdgePairsLock :many
+-- LcEdgePairsLock locks the edges of one relation between the given (source, target) pairs.
+SELECT e.id, e.source_id, e.target_id, e.weight, e.variance, e.activation_count, e.last_activated_at
+FROM zb.edge e
+JOIN (SELECT unnest(@source_ids::bigint[]) AS s, unnest(@target_ids::bigint[]) AS t) AS p ON e.source_id = p.s AND e.target_id = p.t
+WHERE e.tenant_id = @tenant_id::text AND e.relation = (@relation::text)::zb.edge_relation
+ORDER BY e.id
+FOR UPDATE OF e;
+
 -- name: LcEdgeUpsert :exec
 -- LcEdgeUpsert writes the Two-Factor state of edges: inserted when new, replaced when present.
 INSERT INTO zb.edge (tenant_id, source_id, target_id, relation, weight, variance, activation_count, origin,
@@ -90,12 +132,14 @@ ON CONFLICT (tenant_id, source_id, target_id, relation) DO UPDATE
 SET weight = EXCLUDED.weight, variance = EXCLUDED.variance, activation_count = EXCLUDED.activation_count,
     last_activated_at = EXCLUDED.last_activated_at;
 
--- name: LcTripleCopyEnsure :execrows
--- LcTripleCopyEnsure writes the fast and medium copies of a memory when it has none.
+-- name: LcTripleCopyEnsureMany :execrows
+-- LcTripleCopyEnsureMany writes triple copies (memory, copy, strength, tau, stored at) that do
+-- not exist yet.
 INSERT INTO zb.triple_copy (tenant_id, memory_id, copy, initial_strength, tau_seconds, created_at)
-SELECT @tenant_id::text, @memory_id::bigint, u.c, u.s, u.tau, @stored_at::timestamptz
-FROM (SELECT unnest(@copies::text[]) AS c, unnest(@strengths::double precision[]) AS s,
-             unnest(@taus::double precision[]) AS tau) u
+SELECT @tenant_id::text, u.m, u.c, u.s, u.tau, u.at
+FROM (SELECT unnest(@memory_ids::bigint[]) AS m, unnest(@copies::text[]) AS c,
+             unnest(@strengths::double precision[]) AS s, unnest(@taus::double precision[]) AS tau,
+             unnest(@stored_at::timestamptz[]) AS at) AS u
 ON CONFLICT (tenant_id, memory_id, copy) DO NOTHING;
 
 -- name: LcReviewStateEnsure :execrows
@@ -103,6 +147,14 @@ ON CONFLICT (tenant_id, memory_id, copy) DO NOTHING;
 -- has none.
 INSERT INTO zb.review_state (tenant_id, memory_id, due, accesses_at_review)
 VALUES (@tenant_id::text, @memory_id::bigint, @due::timestamptz, @accesses::int)
+ON CONFLICT (tenant_id, memory_id) DO NOTHING;
+
+-- name: LcReviewStateEnsureMany :execrows
+-- LcReviewStateEnsureMany creates the FSRS review states (new cards due at due) of memories that
+-- have none.
+INSERT INTO zb.review_state (tenant_id, memory_id, due, accesses_at_review)
+SELECT @tenant_id::text, u.m, @due::timestamptz, u.a
+FROM (SELECT unnest(@memory_ids::bigint[]) AS m, unnest(@accesses::int[]) AS a) AS u
 ON CONFLICT (tenant_id, memory_id) DO NOTHING;
 
 -- name: LcFactsSameSubject :many
@@ -115,15 +167,29 @@ WHERE tenant_id = @tenant_id::text AND subject = @subject::text AND attribute = 
 ORDER BY id
 LIMIT 50;
 
--- name: LcFactsSimilar :many
--- LcFactsSimilar returns the k active semantic memories nearest to an embedding (HNSW), other than id.
-SELECT id, content, created_at, valid_from, valid_to, superseded_by, conf_alpha, conf_beta, confidence, kind,
-       (1 - (embedding <=> @query::vector))::double precision AS cosine
-FROM zb.memory
-WHERE tenant_id = @tenant_id::text AND status = 'active' AND layer = 'semantic' AND embedding IS NOT NULL
-  AND id <> @id::bigint
-ORDER BY embedding <=> @query::vector
-LIMIT @k::int;
+-- name: LcFactsSimilarMany :many
+-- LcFactsSimilarMany returns, for each of the memories ids that has an embedding, the k active
+-- semantic memories nearest to it (HNSW), other than itself, nearest first.
+SELECT q.id AS memory_id, f.id, f.content, f.created_at, f.valid_from, f.valid_to, f.superseded_by, f.conf_alpha,
+       f.conf_beta, f.confidence, f.kind, f.cosine
+FROM zb.memory q
+CROSS JOIN LATERAL (
+    SELECT m.id, m.content, m.created_at, m.valid_from, m.valid_to, m.superseded_by, m.conf_alpha, m.conf_beta,
+           m.confidence, m.kind, (1 - (m.embedding <=> q.embedding))::double precision AS cosine
+    FROM zb.memory m
+    WHERE m.tenant_id = @tenant_id::text AND m.status = 'active' AND m.layer = 'semantic' AND m.embedding IS NOT NULL
+      AND m.id <> q.id
+    ORDER BY m.embedding <=> q.embedding
+    LIMIT @k::int
+) f
+WHERE q.tenant_id = @tenant_id::text AND q.id = ANY (@ids::bigint[]) AND q.embedding IS NOT NULL
+ORDER BY q.id, f.cosine DESC, f.id;
+
+-- name: LcLabileWindowsBetween :many
+-- LcLabileWindowsBetween returns a tenant's lability windows open at some time in [since, until].
+SELECT memory_id, opened_at, closes_at FROM zb.lability_window
+WHERE tenant_id = @tenant_id::text AND opened_at <= @until::timestamptz AND closes_at > @since::timestamptz
+ORDER BY memory_id;
 
 -- name: LcLinkInsert :execrows
 -- LcLinkInsert links two memories (once per relation).
@@ -162,9 +228,12 @@ VALUES (@tenant_id::text, @memory_id::bigint, @contradicted::bigint[], @position
 RETURNING id;
 
 -- name: LcSupersede :execrows
--- LcSupersede ends the validity of a live fact and points it at the fact that replaces it.
+-- LcSupersede ends the validity of a live fact and points it at the fact that replaces it. A fact
+-- stated at the same instant as its replacement ends a microsecond after it began (valid_to >
+-- valid_from), as in store: the later one wins.
 UPDATE zb.memory
-SET valid_to = @valid_to::timestamptz, superseded_by = @superseded_by::bigint, updated_at = @now::timestamptz
+SET valid_to = greatest(@valid_to::timestamptz, valid_from + interval '1 microsecond'),
+    superseded_by = @superseded_by::bigint, updated_at = @now::timestamptz
 WHERE tenant_id = @tenant_id::text AND id = @id::bigint AND valid_to IS NULL;
 
 -- name: LcLiveFacts :many
@@ -188,7 +257,8 @@ WITH a AS (
     WHERE tenant_id = @tenant_id::text AND id = ANY (@ids::bigint[]) AND status = 'active'
     RETURNING id
 ), r AS (
-    DELETE FROM zb.review_state rs USING a WHERE rs.tenant_id = @tenant_id::text AND rs.memory_id = a.id
+    DELETE FROM zb.review_state rs USING a
+    WHERE rs.tenant_id = @tenant_id::text AND rs.memory_id = ANY (@ids::bigint[]) AND rs.memory_id = a.id
 )
 SELECT count(*) FROM a;
 
@@ -204,10 +274,6 @@ WHERE lw.tenant_id = @tenant_id::text AND lw.opened_at <= @at::timestamptz AND l
   AND m.id <> @id::bigint AND m.status = 'active' AND m.context = @context::text AND m.created_at < @at::timestamptz
 ORDER BY cosine DESC, m.id
 LIMIT 8;
-
--- name: LcNeuroGet :many
--- LcNeuroGet returns a tenant's neuromodulator state (no row: never changed).
-SELECT * FROM zb.neuromodulator_state WHERE tenant_id = @tenant_id::text;
 
 -- name: LcStabilityLockUpsert :exec
 -- LcStabilityLockUpsert writes a memory's stability lock.

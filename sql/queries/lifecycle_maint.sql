@@ -1,45 +1,68 @@
 -- name: LcDecayCandidates :many
 -- LcDecayCandidates locks up to k active memories of a tenant whose predicted fade time has
 -- passed, in fade order, through the partial (tenant_id, fade_at) index memory_fade_idx; rows
--- another transaction holds are skipped.
-SELECT id, context, layer, kind, content, stability, last_accessed_at, valence, arousal, significance,
-       access_count, confidence, embedding, fade_at, cardinality(source_ids)::int AS carries
-FROM zb.memory
-WHERE tenant_id = @tenant_id::text AND status = 'active' AND fade_at IS NOT NULL AND fade_at <= @now::timestamptz
-ORDER BY fade_at
+-- another transaction holds are skipped. Per row, carried reports that it is among the sources
+-- of another active consolidated memory (an AI-generated or schema memory; one probe of the GIN
+-- index memory_source_ids_idx) and entities counts the entities it mentions (mention_pkey).
+SELECT m.id, m.context, m.layer, m.kind, m.content, m.stability, m.last_accessed_at, m.valence, m.arousal,
+       m.significance, m.access_count, m.confidence, m.embedding, m.fade_at,
+       cardinality(m.source_ids)::int AS carries,
+       EXISTS (SELECT 1 FROM zb.memory c
+               WHERE c.source_ids @> ARRAY[m.id] AND c.tenant_id = m.tenant_id AND c.status = 'active'
+                 AND (c.ai_generated OR c.kind = 'schema') AND c.id <> m.id)::boolean AS carried,
+       (SELECT count(*) FROM zb.mention mn WHERE mn.tenant_id = m.tenant_id AND mn.memory_id = m.id)::int AS entities
+FROM zb.memory m
+WHERE m.tenant_id = @tenant_id::text AND m.status = 'active' AND m.fade_at IS NOT NULL AND m.fade_at <= @now::timestamptz
+ORDER BY m.fade_at
 LIMIT @k::int
-FOR UPDATE SKIP LOCKED;
+FOR UPDATE OF m SKIP LOCKED;
+
+-- name: LcDecayApply :one
+-- LcDecayApply writes one decay run's decisions in one statement: the memories with archive set
+-- (archive_ids lists them again, for the review-state index) are archived and lose their review
+-- state, the others get their next fade time (fade_null: none). It returns the number of each.
+WITH u AS (
+    SELECT unnest(@ids::bigint[]) AS id, unnest(@archive::boolean[]) AS archive,
+           unnest(@fade_null::boolean[]) AS fade_null, unnest(@fade_ats::timestamptz[]) AS fade_at
+), upd AS (
+    UPDATE zb.memory m
+    SET status = CASE WHEN u.archive THEN 'archived'::zb.memory_status ELSE m.status END,
+        updated_at = CASE WHEN u.archive THEN @now::timestamptz ELSE m.updated_at END,
+        fade_at = CASE WHEN u.archive THEN m.fade_at WHEN u.fade_null THEN NULL ELSE u.fade_at END
+    FROM u
+    WHERE m.tenant_id = @tenant_id::text AND m.id = ANY (@ids::bigint[]) AND m.id = u.id AND m.status = 'active'
+    RETURNING m.id, u.archive
+), rs AS (
+    DELETE FROM zb.review_state r USING upd
+    WHERE upd.archive AND r.tenant_id = @tenant_id::text AND r.memory_id = ANY (@archive_ids::bigint[]) AND r.memory_id = upd.id
+)
+SELECT (count(*) FILTER (WHERE upd.archive))::int AS archived, (count(*) FILTER (WHERE NOT upd.archive))::int AS rescheduled
+FROM upd;
 
 -- name: LcCarried :many
 -- LcCarried returns which of ids are sources of another active consolidated memory (an
--- AI-generated or schema memory whose source_ids contain them; memory_source_ids_idx).
-SELECT DISTINCT s.id::bigint AS id
-FROM zb.memory c, unnest(c.source_ids) AS s(id)
-WHERE c.tenant_id = @tenant_id::text AND c.status = 'active' AND (c.ai_generated OR c.kind = 'schema')
-  AND c.source_ids && @ids::bigint[] AND s.id = ANY (@ids::bigint[]) AND s.id <> c.id
+-- AI-generated or schema memory whose source_ids contain them): one probe of the GIN index
+-- memory_source_ids_idx per id.
+SELECT u.id::bigint AS id
+FROM (SELECT unnest(@ids::bigint[]) AS id) u
+WHERE (SELECT EXISTS (SELECT 1 FROM zb.memory c
+                      WHERE c.source_ids @> ARRAY[u.id] AND c.tenant_id = @tenant_id::text AND c.status = 'active'
+                        AND (c.ai_generated OR c.kind = 'schema') AND c.id <> u.id))
 ORDER BY 1;
-
--- name: LcMentionCounts :many
--- LcMentionCounts returns the number of entities each of the memories mentions.
-SELECT memory_id, count(*)::int AS n FROM zb.mention
-WHERE tenant_id = @tenant_id::text AND memory_id = ANY (@memory_ids::bigint[])
-GROUP BY memory_id;
 
 -- name: LcRecentContext :one
 -- LcRecentContext returns the mean embedding of the memories returned by a tenant's last k
--- recalls (its recent recall context), or NULL when there is none.
-SELECT avg(m.embedding)::real[] AS mean
+-- recalls (its recent recall context), or NULL when there is none. Each memory is read by its
+-- primary key (the LIMIT keeps the lookup a per-id index probe).
+SELECT avg(x.embedding)::real[] AS mean
 FROM (SELECT DISTINCT unnest(r.result_ids) AS id
       FROM (SELECT result_ids FROM zb.recall_event WHERE tenant_id = @tenant_id::text
             ORDER BY created_at DESC, id DESC LIMIT @k::int) r) ids
-JOIN zb.memory m ON m.tenant_id = @tenant_id::text AND m.id = ids.id
-WHERE m.embedding IS NOT NULL;
-
--- name: LcSetFadeAt :exec
--- LcSetFadeAt moves the predicted fade time of memories.
-UPDATE zb.memory m SET fade_at = u.f
-FROM (SELECT unnest(@ids::bigint[]) AS id, unnest(@fade_ats::timestamptz[]) AS f) u
-WHERE m.tenant_id = @tenant_id::text AND m.id = u.id;
+CROSS JOIN LATERAL (
+    SELECT m.embedding FROM zb.memory m
+    WHERE m.tenant_id = @tenant_id::text AND m.id = ids.id AND m.embedding IS NOT NULL
+    LIMIT 1
+) x;
 
 -- name: LcEdgesTouchingLock :many
 -- LcEdgesTouchingLock locks the edges with an end among the entities, skipping locked ones.
@@ -48,6 +71,21 @@ FROM zb.edge
 WHERE tenant_id = @tenant_id::text AND (source_id = ANY (@entity_ids::bigint[]) OR target_id = ANY (@entity_ids::bigint[]))
 ORDER BY id
 FOR UPDATE SKIP LOCKED;
+
+-- name: LcEdgeDecayApply :one
+-- LcEdgeDecayApply writes edges' decayed weights as of their activated_at and prunes the
+-- prune_ids, in one statement; it returns the number of each.
+WITH up AS (
+    UPDATE zb.edge e SET weight = u.w, last_activated_at = u.at
+    FROM (SELECT unnest(@ids::bigint[]) AS id, unnest(@weights::double precision[]) AS w,
+                 unnest(@activated_at::timestamptz[]) AS at) u
+    WHERE e.tenant_id = @tenant_id::text AND e.id = u.id
+    RETURNING 1
+), del AS (
+    DELETE FROM zb.edge WHERE tenant_id = @tenant_id::text AND id = ANY (@prune_ids::bigint[])
+    RETURNING 1
+)
+SELECT (SELECT count(*) FROM up)::int AS decayed, (SELECT count(*) FROM del)::int AS pruned;
 
 -- name: LcEdgeSetWeights :exec
 -- LcEdgeSetWeights writes edges' weights as of `at` (materialized decay or a sleep delta).
@@ -128,10 +166,6 @@ WITH RECURSIVE t AS (
     FROM t WHERE t.tenant_id IS NOT NULL
 )
 SELECT t.tenant_id::text AS tenant_id FROM t WHERE t.tenant_id IS NOT NULL LIMIT @k::int;
-
--- name: LcMemoryClearFade :exec
--- LcMemoryClearFade clears a memory's fade time (core memories never fade).
-UPDATE zb.memory SET fade_at = NULL WHERE tenant_id = @tenant_id::text AND id = @id::bigint;
 
 -- name: LcTenantLock :exec
 -- LcTenantLock takes the transaction-level advisory lock that serializes a tenant's lifecycle

@@ -3,25 +3,46 @@
 -- overlap (the second waits for the first to commit).
 SELECT pg_advisory_xact_lock(hashtext('zb.sleep'), hashtext(@tenant_id::text));
 
--- name: LcLastSleep :one
--- LcLastSleep returns the start of a tenant's last finished sleep run (no row: never slept).
-SELECT started_at FROM zb.sleep_run
+-- name: LcLastSleepRun :one
+-- LcLastSleepRun returns the start and details of a tenant's last finished sleep run (no row:
+-- never slept).
+SELECT started_at, details FROM zb.sleep_run
 WHERE tenant_id = @tenant_id::text AND finished_at IS NOT NULL
 ORDER BY started_at DESC, id DESC
 LIMIT 1;
 
 -- name: LcSleepEpisodes :many
 -- LcSleepEpisodes locks up to k active, decaying memories of a tenant with activity (store or
--- used recall) in (since, now], newest first (memory_activity_idx).
-SELECT id, context, layer, kind, content, session_id, occurred_at, created_at, stability, last_accessed_at,
-       valence, arousal, significance, value_estimate, access_count, confidence, fade_at,
-       cardinality(source_ids)::int AS carries
-FROM zb.memory
-WHERE tenant_id = @tenant_id::text AND status = 'active' AND last_accessed_at > @since::timestamptz
-  AND last_accessed_at <= @now::timestamptz AND layer NOT IN ('core', 'working') AND stability IS NOT NULL
-ORDER BY last_accessed_at DESC, id
+-- used recall) in (since, until] that come after the cursor in the order last activity
+-- descending, id descending — (last_accessed_at, id) < (cursor_at, cursor_id) —; rows another
+-- transaction holds are skipped. The rows that tie with the cursor's activity time are taken by
+-- id (memory_pkey) and the older ones through memory_activity_idx, so a large group of equal
+-- times (a bulk load) is not read again by every run.
+WITH ties AS (
+    SELECT t.id FROM zb.memory t
+    WHERE t.tenant_id = @tenant_id::text AND t.id < @cursor_id::bigint AND t.last_accessed_at = @cursor_at::timestamptz
+      AND t.status = 'active' AND t.last_accessed_at > @since::timestamptz AND t.last_accessed_at <= @until::timestamptz
+      AND t.layer NOT IN ('core', 'working') AND t.stability IS NOT NULL
+    ORDER BY t.id DESC
+    LIMIT @k::int
+), older AS (
+    SELECT o.id FROM zb.memory o
+    WHERE o.tenant_id = @tenant_id::text AND o.status = 'active' AND o.last_accessed_at < @cursor_at::timestamptz
+      AND o.last_accessed_at > @since::timestamptz AND o.last_accessed_at <= @until::timestamptz
+      AND o.layer NOT IN ('core', 'working') AND o.stability IS NOT NULL
+    ORDER BY o.last_accessed_at DESC, o.id DESC
+    LIMIT @k::int
+)
+SELECT m.id, m.context, m.layer, m.kind, m.content, m.session_id, m.occurred_at, m.created_at, m.stability,
+       m.last_accessed_at, m.valence, m.arousal, m.significance, m.value_estimate, m.access_count, m.confidence,
+       m.fade_at, cardinality(m.source_ids)::int AS carries
+FROM zb.memory m
+WHERE m.tenant_id = @tenant_id::text AND m.id IN (SELECT ties.id FROM ties UNION ALL SELECT older.id FROM older)
+  AND m.status = 'active' AND m.last_accessed_at > @since::timestamptz AND m.last_accessed_at <= @until::timestamptz
+  AND (m.last_accessed_at, m.id) < (@cursor_at::timestamptz, @cursor_id::bigint)
+ORDER BY m.last_accessed_at DESC, m.id DESC
 LIMIT @k::int
-FOR UPDATE SKIP LOCKED;
+FOR UPDATE OF m SKIP LOCKED;
 
 -- name: LcRecallCounts :many
 -- LcRecallCounts counts, per memory, the recalls that returned it in (since, now].
@@ -84,14 +105,13 @@ ORDER BY weight DESC, id
 LIMIT @k::int;
 
 -- name: LcSchemaCandidates :many
--- LcSchemaCandidates locks up to k active, embedded episodic memories of a tenant that are not
+-- LcSchemaCandidates locks the active, embedded episodic memories among ids that are not
 -- schemas, oldest first, for dual-process consolidation.
 SELECT id, content, occurred_at, created_at, embedding::real[] AS embedding, embedding_model, source_ids, context
 FROM zb.memory
-WHERE tenant_id = @tenant_id::text AND status = 'active' AND layer = 'episodic' AND kind <> 'schema'
-  AND embedding IS NOT NULL AND last_accessed_at > @since::timestamptz
+WHERE tenant_id = @tenant_id::text AND id = ANY (@ids::bigint[]) AND status = 'active' AND layer = 'episodic'
+  AND kind <> 'schema' AND embedding IS NOT NULL
 ORDER BY coalesce(occurred_at, created_at), id
-LIMIT @k::int
 FOR UPDATE SKIP LOCKED;
 
 -- name: LcSleepRunInsert :one

@@ -44,9 +44,10 @@ ORDER BY fade_at
 LIMIT @k::int;
 
 -- name: MemoryCountByLayerStatus :many
--- MemoryCountByLayerStatus counts a tenant's memories per layer and status.
+-- MemoryCountByLayerStatus counts a tenant's memories per layer and status (erased tombstones
+-- are not memories any more and are left out).
 SELECT layer, status, count(*)::bigint AS n
 FROM zb.memory
-WHERE tenant_id = @tenant_id::text
+WHERE tenant_id = @tenant_id::text AND status <> 'erased'
 GROUP BY layer, status
 ORDER BY layer, status;

@@ -80,10 +80,14 @@ WHERE tenant_id = @tenant_id::text AND id = @id::bigint;
 -- name: MemoryRecallApply :many
 -- MemoryRecallApply records a used recall on memories not locked by another transaction:
 -- access count, last access, the grown stability and the new fade time. It returns the ids it
--- updated; locked rows are skipped (recall never waits on a sleep or decay run).
+-- updated; locked rows are skipped (recall never waits on a sleep or decay run). Recall computes
+-- the growth from the stability it read without a lock (read_stabilities); when another
+-- transaction changed the stability since (a sleep, a review), the growth factor applies to the
+-- current value, capped at max(current, max_stability), and the fade time scales with it, so
+-- neither write is lost.
 WITH upd AS (
     SELECT unnest(@ids::bigint[]) AS id, unnest(@stabilities::double precision[]) AS stability,
-           unnest(@fade_ats::timestamptz[]) AS fade_at
+           unnest(@fade_ats::timestamptz[]) AS fade_at, unnest(@read_stabilities::double precision[]) AS read_stability
 ), locked AS (
     SELECT m.id FROM zb.memory m
     WHERE m.tenant_id = @tenant_id::text AND m.id IN (SELECT upd.id FROM upd)
@@ -91,8 +95,16 @@ WITH upd AS (
 )
 UPDATE zb.memory m
 SET access_count = m.access_count + 1, last_accessed_at = greatest(m.last_accessed_at, @now::timestamptz),
-    stability = CASE WHEN m.stability IS NULL THEN NULL ELSE upd.stability END,
-    fade_at = CASE WHEN m.stability IS NULL THEN NULL ELSE upd.fade_at END
+    stability = CASE WHEN m.stability IS NULL THEN NULL
+                     WHEN m.stability = upd.read_stability OR NOT (upd.read_stability > 0) THEN upd.stability
+                     ELSE least(m.stability * (upd.stability / upd.read_stability),
+                                greatest(m.stability, @max_stability::double precision)) END,
+    fade_at = CASE WHEN m.stability IS NULL THEN NULL
+                   WHEN m.stability = upd.read_stability OR NOT (upd.read_stability > 0) OR NOT (upd.stability > 0)
+                       THEN upd.fade_at
+                   -- now + (fade_at − now)·S_final/S_recall: R = 0.1 at the same S_eff multiple.
+                   ELSE upd.fade_at + (upd.fade_at - @now::timestamptz) * (least(m.stability * (upd.stability / upd.read_stability),
+                        greatest(m.stability, @max_stability::double precision)) / upd.stability - 1) END
 FROM upd
 WHERE m.tenant_id = @tenant_id::text AND m.id = upd.id AND m.id IN (SELECT locked.id FROM locked)
 RETURNING m.id;

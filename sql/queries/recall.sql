@@ -1,11 +1,12 @@
 -- name: RecallCandidates :many
 -- RecallCandidates runs zb.recall_candidates (per layer the top k by cosine and by BM25, with
 -- both signals, the strongest edge and the corpus statistics) and joins the memory rows, in one
--- round trip and without row locks.
+-- round trip and without row locks. model is the query embedding's model: vectors are compared
+-- only when it is the active model (zb.config embedding_model, when recorded).
 SELECT m.id, m.layer, m.kind, m.context, m.content, m.source_ids, m.external_id, m.metadata, m.session_id,
        m.occurred_at, m.created_at, m.valid_from, m.valid_to, m.event_from, m.event_to, m.status,
        m.valence, m.arousal, m.significance, m.stability, m.last_accessed_at, m.access_count,
-       m.conf_alpha, m.conf_beta, m.confidence, m.core_label,
+       m.conf_alpha, m.conf_beta, m.confidence, m.core_label, m.ai_generated,
        c.cosine::double precision AS cosine, c.bm25::double precision AS bm25,
        c.by_vector::boolean AS by_vector, c.by_lexical::boolean AS by_lexical, c.by_context::boolean AS by_context,
        coalesce(c.prev_id, 0)::bigint AS prev_id, coalesce(c.next_id, 0)::bigint AS next_id,
@@ -16,7 +17,7 @@ SELECT m.id, m.layer, m.kind, m.context, m.content, m.source_ids, m.external_id,
 FROM zb.recall_candidates(
     @tenant_id::text, sqlc.narg('query')::vector, @terms::text[], (@layers::text[])::zb.memory_layer[], @k::int,
     @now::timestamptz, sqlc.narg('from_time')::timestamptz, sqlc.narg('to_time')::timestamptz,
-    sqlc.narg('as_of')::timestamptz, sqlc.narg('contexts')::text[], @deep::boolean
+    sqlc.narg('as_of')::timestamptz, sqlc.narg('contexts')::text[], @deep::boolean, sqlc.narg('model')::text
 ) c
 JOIN zb.memory m ON m.tenant_id = @tenant_id::text AND m.id = c.id
 ORDER BY m.id;

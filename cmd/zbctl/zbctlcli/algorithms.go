@@ -2,7 +2,6 @@ package zbctlcli
 
 import (
 	"fmt"
-	"strconv"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -64,51 +63,5 @@ without settings has every mechanism on.`,
 		return c
 	}
 	cmd.AddCommand(list, set("enable", true), set("disable", false))
-	return cmd
-}
-
-func (a *app) forgetCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "forget MEMORY_ID",
-		Short: "Remove one memory with its review state, copies, mentions, windows and links",
-		Args:  cobra.ExactArgs(1),
-	}
-	tenant := a.tenantFlag(cmd)
-	dry := cmd.Flags().Bool("dry-run", false, "show what would be removed, remove nothing")
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		id, err := strconv.ParseInt(args[0], 10, 64)
-		if err != nil || id <= 0 {
-			return fmt.Errorf("memory id %q is not a positive integer", args[0])
-		}
-		co, pool, err := a.openCoordinator(cmd.Context())
-		if err != nil {
-			return err
-		}
-		defer pool.Close()
-		if *dry {
-			var layer, content string
-			err := pool.QueryRow(cmd.Context(), `SELECT layer::text, content FROM zb.memory WHERE tenant_id = $1 AND id = $2`, *tenant, id).Scan(&layer, &content)
-			if err != nil {
-				return fmt.Errorf("memory %d of tenant %s not found", id, *tenant)
-			}
-			if a.json {
-				return a.printJSON(map[string]any{"would_forget": id, "layer": layer, "content": content})
-			}
-			fmt.Fprintf(a.stdout, "would forget memory %d (%s): %s\n", id, layer, oneLine(content, 80))
-			return nil
-		}
-		ok, err := co.Forget(cmd.Context(), *tenant, id)
-		if err != nil {
-			return err
-		}
-		if a.json {
-			return a.printJSON(map[string]any{"id": id, "forgotten": ok})
-		}
-		if !ok {
-			return fmt.Errorf("memory %d of tenant %s not found (nothing removed)", id, *tenant)
-		}
-		fmt.Fprintf(a.stdout, "forgot memory %d\n", id)
-		return nil
-	}
 	return cmd
 }

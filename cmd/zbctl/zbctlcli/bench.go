@@ -71,6 +71,7 @@ with the lifecycle between sessions), zenbrain-nolife (the same with the lifecyc
 	loc.Flags().BoolVar(&embedded, "embedded", false, "start a throwaway local PostgreSQL cluster for the run")
 	loc.Flags().IntVar(&k, "k", locomo.KDefault, "hits requested per question (10..1000)")
 	cmd.AddCommand(loc)
+	cmd.AddCommand(a.benchEvalCmds()...)
 	return cmd
 }
 

@@ -169,7 +169,7 @@ func (a *app) recallCmd() *cobra.Command {
 		tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "#\tSCORE\tLAYER\tID\tCONF\tCONTENT")
 		for i, r := range res.Results {
-			fmt.Fprintf(tw, "%d\t%.3f\t%s\t%d\t%.2f\t%s\n", i+1, r.Score, r.Layer, r.ID, r.Confidence, oneLine(r.Content, 80))
+			fmt.Fprintf(tw, "%d\t%.3f\t%s\t%d\t%.2f\t%s\n", i+1, r.Score, r.Layer, r.ID, r.Confidence, oneLine(aiMark(r.AIGenerated)+r.Content, 80))
 			if explain {
 				s := r.Signals
 				fmt.Fprintf(tw, "\t\t\t\t\tcos %.3f bm25 %.3f → hybrid %.3f × layer %.1f × boost %.3f × retention %.3f (R %.3f)\n",

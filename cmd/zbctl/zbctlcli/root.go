@@ -78,13 +78,15 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // RunContext is Run with an explicit context and environment lookup.
 func RunContext(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	// The environment is read before the commands are built: flag defaults (--tenant from
+	// ZB_TENANT) come from it.
+	var envErr error
+	a.env, envErr = readEnv(getenv)
 	root := a.rootCmd()
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	var envErr error
-	a.env, envErr = readEnv(getenv)
 	root.PersistentPreRunE = func(*cobra.Command, []string) error { return envErr }
 	if err := root.ExecuteContext(ctx); err != nil {
 		if a.json {
@@ -132,6 +134,8 @@ Environment:
 	}
 	root.PersistentFlags().BoolVar(&a.json, "json", false, "print machine-readable JSON")
 	root.AddCommand(a.devCmd(), a.migrateCmd(), a.storeCmd(), a.recallCmd(), a.statsCmd(), a.demoCmd(), a.mcpCmd(), a.benchCmd(), a.algorithmsCmd(), a.forgetCmd())
+	root.AddCommand(a.contextCmd(), a.exportCmd(), a.importCmd(), a.jobsCmd(), a.reviewCmd(), a.reconsolidationCmd(), a.healthCmd(), a.reembedCmd())
+	root.AddCommand(a.approvalCmds()...)
 	return root
 }
 

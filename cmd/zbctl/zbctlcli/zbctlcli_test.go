@@ -108,7 +108,7 @@ func TestDevLifecycle(t *testing.T) {
 	require.Zero(t, r.code, r.stderr)
 	require.Contains(t, r.stdout, "postgres://zb:")
 
-	r = run(t, env, "dev", "psql", "--", "-Atc", "SELECT count(*) FROM zb.config")
+	r = run(t, env, "dev", "psql", "--", "-Atc", "SELECT count(*) FROM zb.config WHERE key = 'embedding_dim'")
 	require.Zero(t, r.code, r.stderr)
 	require.Equal(t, "1", strings.TrimSpace(r.stdout))
 

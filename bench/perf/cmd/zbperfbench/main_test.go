@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zenbrain/zb/bench/perf"
+	"github.com/zenbrain/zb/internal/zbtest"
+)
+
+// TestMain checks for leaked goroutines after the tests (zbtest.Main runs goleak).
+func TestMain(m *testing.M) { zbtest.Main(m) }
+
+// The program at tiny sizes measures every figure against its baseline and writes both files.
+// It takes over a minute on a loaded 2-core machine, so it runs only with ZB_PERF_SMOKE=1.
+func TestRunTiny(t *testing.T) {
+	t.Parallel()
+	if os.Getenv("ZB_PERF_SMOKE") == "" {
+		t.Skip("set ZB_PERF_SMOKE=1 to run the perf program at tiny sizes (about 90 s here)")
+	}
+	admin := zbtest.AdminURL(t)
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"-out", dir, "-sizes", "200", "-tenants", "3", "-queries", "8", "-filtered-queries", "4",
+		"-partial-max", "-1", "-import", "100", "-batch", "50", "-stores", "10", "-clients", "4", "-pool", "4", "-duration", "1s",
+		"-dim", "32"},
+		func(k string) string {
+			if k == "ZB_DATABASE_URL" {
+				return admin
+			}
+			return ""
+		}, &stdout, &stderr)
+	require.Equal(t, 0, code, stderr.String())
+	require.Contains(t, stdout.String(), "## Recall latency")
+
+	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	require.NoError(t, err)
+	var res perf.Results
+	require.NoError(t, json.Unmarshal(b, &res))
+
+	require.Len(t, res.Recall, 2, "the multi-tenant and the single-tenant layout")
+	require.Equal(t, 3, res.Recall[0].Tenants)
+	require.Equal(t, 1, res.Recall[1].Tenants)
+	for _, f := range res.Recall {
+		require.Equal(t, 8, f.Bare.N)
+		require.Equal(t, 8, f.Full.N)
+		require.Positive(t, f.Bare.P50)
+		require.InDelta(t, f.Full.P50/f.Bare.P50, f.P50Ratio, 1e-9)
+		require.InDelta(t, float64(perf.K), f.BareResults, 1e-9, "every tenant holds more than K memories")
+	}
+	// Three settings per layout (partial indexes off).
+	require.Len(t, res.Filtered, 6)
+	for _, f := range res.Filtered {
+		require.GreaterOrEqual(t, f.RecallAt10, 0.0)
+		require.LessOrEqual(t, f.RecallAt10, 1.0)
+		require.NotEmpty(t, f.Scan)
+		if f.Setting == "strict, ef 100" {
+			// On 200 rows an ef-100 strict iterative scan is near-exhaustive: a low figure
+			// would mean the comparison with the exact ids is broken.
+			require.GreaterOrEqual(t, f.RecallAt10, 0.75, f)
+		}
+	}
+
+	require.NotNil(t, res.Writes)
+	require.Equal(t, 100, res.Writes.Rows)
+	require.Positive(t, res.Writes.ImportRatio)
+	require.Equal(t, 10, res.Writes.Store.N)
+
+	require.NotNil(t, res.Load)
+	require.Zero(t, res.Load.Errors, res.Load.FirstErrors)
+	require.Positive(t, res.Load.Ops)
+	require.True(t, res.Load.Worker)
+	// zbtest's throwaway cluster preloads pg_stat_statements (internal/pgcluster); a server
+	// from ZB_TEST_DATABASE_URL may not, and then the reason is reported instead.
+	require.True(t, len(res.Load.TopStatements) > 0 || res.Load.StatementsUnavailable != "")
+}

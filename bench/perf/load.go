@@ -1,0 +1,213 @@
+package perf
+
+import (
+	"context"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/zenbrain/zb/coordinator"
+	"github.com/zenbrain/zb/dbconn"
+	"github.com/zenbrain/zb/embed"
+	"github.com/zenbrain/zb/worker"
+)
+
+// LoadFigure is the mixed load test.
+type LoadFigure struct {
+	// N and Tenants describe the database; Clients the concurrent clients; PoolSize their
+	// pool; Duration the length (seconds); Worker whether a worker ran in-process.
+	N        int     `json:"n"`
+	Tenants  int     `json:"tenants"`
+	Clients  int     `json:"clients"`
+	PoolSize int     `json:"pool_size"`
+	Duration float64 `json:"duration_s"`
+	Worker   bool    `json:"worker"`
+	// Ops, Errors and Throughput (operations per second) over all clients. Clients start
+	// operations until the deadline and let the last one finish, so none is cut off.
+	Ops        int     `json:"ops"`
+	Errors     int     `json:"errors"`
+	Throughput float64 `json:"throughput_per_s"`
+	// FirstErrors are up to five error messages.
+	FirstErrors []string `json:"first_errors,omitempty"`
+	// Recall and Store are the latencies per operation (Recall with side effects).
+	Recall Latency `json:"recall"`
+	Store  Latency `json:"store"`
+	// SideEffectsSkipped counts recalls whose side effects gave up on a lock (not errors).
+	SideEffectsSkipped int `json:"side_effects_skipped"`
+	// DerivedDuring is the number of memories stored by the test that the worker derived
+	// before the end; Stored how many the test stored.
+	Stored        int `json:"stored"`
+	DerivedDuring int `json:"derived_during"`
+	// TopStatements are the top statements by total execution time (pg_stat_statements), or
+	// empty with StatementsUnavailable saying why.
+	TopStatements         []Statement `json:"top_statements,omitempty"`
+	StatementsUnavailable string      `json:"statements_unavailable,omitempty"`
+}
+
+// Statement is one row of pg_stat_statements.
+type Statement struct {
+	Query   string  `json:"query"`
+	Calls   int64   `json:"calls"`
+	TotalMS float64 `json:"total_ms"`
+	MeanMS  float64 `json:"mean_ms"`
+	Rows    int64   `json:"rows"`
+}
+
+// benchLoad runs c.Clients clients mixing Recall and Store 9:1 for c.LoadDuration.
+func benchLoad(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embedder, n, tenants int) (*LoadFigure, error) {
+	f := &LoadFigure{N: n, Tenants: tenants, Clients: c.Clients, PoolSize: c.PoolSize, Worker: !c.NoWorker}
+	pool, err := dbconn.NewPool(ctx, &dbconn.Config{URL: bdb.url, ApplicationName: "zbperfbench-load", MaxConns: int32(c.PoolSize)})
+	if err != nil {
+		return nil, err
+	}
+	defer pool.Close()
+	co, err := coordinator.New(&coordinator.Config{Pool: pool, Embedder: emb})
+	if err != nil {
+		return nil, err
+	}
+	statsOK := false
+	if _, err := bdb.pool.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pg_stat_statements`); err != nil {
+		f.StatementsUnavailable = "CREATE EXTENSION pg_stat_statements: " + err.Error()
+	} else if _, err := bdb.pool.Exec(ctx, `SELECT pg_stat_statements_reset()`); err != nil {
+		f.StatementsUnavailable = "pg_stat_statements is not preloaded (shared_preload_libraries): " + firstLine(err.Error())
+	} else {
+		statsOK = true
+	}
+	var maxID int64
+	if err := bdb.pool.QueryRow(ctx, `SELECT coalesce(max(id), 0) FROM zb.memory`).Scan(&maxID); err != nil {
+		return nil, err
+	}
+
+	var w *worker.Worker
+	if !c.NoWorker {
+		wpool, err := dbconn.NewPool(ctx, &dbconn.Config{URL: bdb.url, ApplicationName: "zbperfbench-worker", MaxConns: 6})
+		if err != nil {
+			return nil, err
+		}
+		defer wpool.Close()
+		wco, err := coordinator.New(&coordinator.Config{Pool: wpool, Embedder: emb})
+		if err != nil {
+			return nil, err
+		}
+		w, err = worker.New(&worker.Config{Pool: wpool, Coordinator: wco, ID: "zbperfbench", Logger: c.Logger})
+		if err != nil {
+			return nil, err
+		}
+		if err := w.Start(ctx); err != nil {
+			return nil, err
+		}
+		defer func() {
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+			defer cancel()
+			_ = w.Stop(sctx)
+		}()
+	}
+
+	type clientStats struct {
+		recall, store []time.Duration
+		errs          []string
+		nerr, skipped int
+	}
+	stats := make([]clientStats, c.Clients)
+	// Clients start operations until the deadline and finish the one in progress (with ctx,
+	// so none is cut off); the measured duration runs until the last one returns.
+	start := time.Now()
+	deadline := start.Add(c.LoadDuration)
+	var wg sync.WaitGroup
+	for i := range c.Clients {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			st := &stats[i]
+			r := rand.New(rand.NewPCG(c.Seed, uint64(1000+i)))
+			for seq := 0; ; seq++ {
+				if ctx.Err() != nil || time.Now().After(deadline) {
+					return
+				}
+				tenant := tenantName(r.IntN(tenants))
+				var err error
+				t := time.Now()
+				if r.IntN(10) == 0 {
+					in := genItem(r, tenant, n+i*1_000_000+seq, time.Now())
+					in.Layer = ""
+					_, err = co.Store(ctx, in)
+					if err == nil {
+						st.store = append(st.store, time.Since(t))
+					}
+				} else {
+					var res *coordinator.RecallResult
+					res, err = co.Recall(ctx, tenant, genQuery(r), &coordinator.RecallOpts{K: K})
+					if err == nil {
+						st.recall = append(st.recall, time.Since(t))
+						if !res.SideEffects {
+							st.skipped++
+						}
+					}
+				}
+				if err != nil {
+					st.nerr++
+					if len(st.errs) < 5 {
+						st.errs = append(st.errs, err.Error())
+					}
+				}
+			}
+		}(i)
+	}
+	wg.Wait()
+	f.Duration = time.Since(start).Seconds()
+	var recall, store []time.Duration
+	for _, st := range stats {
+		recall, store = append(recall, st.recall...), append(store, st.store...)
+		f.Errors += st.nerr
+		f.SideEffectsSkipped += st.skipped
+		for _, e := range st.errs {
+			if len(f.FirstErrors) < 5 {
+				f.FirstErrors = append(f.FirstErrors, e)
+			}
+		}
+	}
+	f.Recall, f.Store = summarize(recall), summarize(store)
+	f.Ops = len(recall) + len(store) + f.Errors
+	f.Stored = len(store)
+	f.Throughput = float64(len(recall)+len(store)) / f.Duration
+	if err := bdb.pool.QueryRow(ctx, `SELECT count(*) FROM zb.memory WHERE id > $1 AND derived_at IS NOT NULL`, maxID).Scan(&f.DerivedDuring); err != nil {
+		return nil, err
+	}
+	if statsOK {
+		rows, err := bdb.pool.Query(ctx, `SELECT s.query, s.calls, s.total_exec_time, s.mean_exec_time, s.rows
+			FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+			WHERE d.datname = current_database() ORDER BY s.total_exec_time DESC LIMIT 10`)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var s Statement
+			if err := rows.Scan(&s.Query, &s.Calls, &s.TotalMS, &s.MeanMS, &s.Rows); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			s.Query = abbreviate(s.Query, 160)
+			f.TopStatements = append(f.TopStatements, s)
+		}
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	c.Logger.Info("load", "ops", f.Ops, "errors", f.Errors, "throughput", f.Throughput, "recall_p99", f.Recall.P99, "store_p99", f.Store.P99)
+	return f, nil
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+// abbreviate folds whitespace and cuts s to n runes.
+func abbreviate(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,387 @@
+package perf
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/pgvector/pgvector-go"
+
+	"github.com/zenbrain/zb/coordinator"
+	"github.com/zenbrain/zb/embed"
+)
+
+// RecallFigure is the recall latency at one size and layout.
+type RecallFigure struct {
+	// N is the number of memories; Tenants how many tenants share them.
+	N       int `json:"n"`
+	Tenants int `json:"tenants"`
+	// Load is the time to store the N memories with StoreBatch (HNSW index dropped) and
+	// IndexBuild the time to build the HNSW index afterwards (seconds).
+	Load       float64 `json:"load_s"`
+	IndexBuild float64 `json:"index_build_s"`
+	// Bare is the bare HNSW top-K query; ReadOnly Recall with ReadOnly; Full Recall with its
+	// side effects; Embed the hash embedding of one query (inside both Recall figures).
+	Bare     Latency `json:"bare"`
+	ReadOnly Latency `json:"recall_readonly"`
+	Full     Latency `json:"recall_full"`
+	Embed    Latency `json:"embed"`
+	// P50Ratio and P99Ratio are Full over Bare; ReadOnlyP50Ratio and ReadOnlyP99Ratio are
+	// ReadOnly over Bare.
+	P50Ratio         float64 `json:"p50_ratio"`
+	P99Ratio         float64 `json:"p99_ratio"`
+	ReadOnlyP50Ratio float64 `json:"readonly_p50_ratio"`
+	ReadOnlyP99Ratio float64 `json:"readonly_p99_ratio"`
+	// Met reports both Full ratios within target; ReadOnlyMet the same for ReadOnly.
+	Met         bool `json:"met"`
+	ReadOnlyMet bool `json:"readonly_met"`
+	// BareResults is the mean number of rows the bare query returned (K unless a filtered
+	// scan ran dry).
+	BareResults float64 `json:"bare_results"`
+}
+
+// benchRecallSize loads one database of n memories over tenants and measures recall latency
+// and filtered search; with doLoad it also runs the load test on it.
+func benchRecallSize(ctx context.Context, c *Config, n, tenants int, doLoad bool, res *Results) error {
+	bdb, err := newDB(ctx, c, int32(max(c.PoolSize, 4)))
+	if err != nil {
+		return err
+	}
+	defer bdb.drop()
+	emb, err := embed.New(&embed.Config{Dim: c.Dim})
+	if err != nil {
+		return err
+	}
+	co, err := coordinator.New(&coordinator.Config{Pool: bdb.pool, Embedder: emb})
+	if err != nil {
+		return err
+	}
+	f := &RecallFigure{N: n, Tenants: tenants}
+	var indexDef string
+	if err := bdb.pool.QueryRow(ctx, `SELECT pg_get_indexdef('zb.memory_embedding_hnsw_idx'::regclass)`).Scan(&indexDef); err != nil {
+		return err
+	}
+	if _, err := bdb.pool.Exec(ctx, `DROP INDEX zb.memory_embedding_hnsw_idx`); err != nil {
+		return err
+	}
+	t0 := time.Now()
+	if err := loadMemories(ctx, c, co, n, tenants); err != nil {
+		return fmt.Errorf("loading: %w", err)
+	}
+	f.Load = time.Since(t0).Seconds()
+	// The corpus stands for memories derived long ago: the bulk derive jobs are dropped so the
+	// worker of the load test derives only what the load test stores. This runs before the
+	// HNSW build: the UPDATE is not HOT (derived_at is in an index predicate), and with the
+	// index in place every row version would be inserted into the graph again.
+	if _, err := bdb.pool.Exec(ctx, `UPDATE zb.memory SET derived_at = created_at WHERE derived_at IS NULL`); err != nil {
+		return err
+	}
+	if _, err := bdb.pool.Exec(ctx, `DELETE FROM river.river_job`); err != nil {
+		return err
+	}
+	if _, err := bdb.pool.Exec(ctx, `VACUUM zb.memory`); err != nil {
+		return err
+	}
+	t0 = time.Now()
+	if err := buildIndex(ctx, bdb.pool, indexDef); err != nil {
+		return fmt.Errorf("building the HNSW index: %w", err)
+	}
+	f.IndexBuild = time.Since(t0).Seconds()
+	if _, err := bdb.pool.Exec(ctx, `VACUUM (ANALYZE) zb.memory`); err != nil {
+		return err
+	}
+	c.Logger.Info("loaded", "n", n, "tenants", tenants, "load_s", f.Load, "index_s", f.IndexBuild)
+
+	bare, err := newPoolWith(ctx, bdb.url, "zbperfbench-bare", 2, bareSettings)
+	if err != nil {
+		return err
+	}
+	defer bare.Close()
+	r := rand.New(rand.NewPCG(c.Seed, uint64(n)+7))
+	// Warm-up: a few of each, untimed.
+	for i := range min(20, c.Queries) {
+		q := genQuery(r)
+		v, _ := emb.Embed(ctx, []string{q})
+		tenant := tenantName(i % tenants)
+		if _, err := bareTopK(ctx, bare, tenant, v[0]); err != nil {
+			return err
+		}
+		if _, err := co.Recall(ctx, tenant, q, &coordinator.RecallOpts{K: K, ReadOnly: true}); err != nil {
+			return err
+		}
+	}
+	var bareD, roD, fullD, embD []time.Duration
+	rows := 0
+	for i := range c.Queries {
+		q := genQuery(r)
+		tenant := tenantName(r.IntN(tenants))
+		t := time.Now()
+		vs, err := emb.Embed(ctx, []string{q})
+		if err != nil {
+			return err
+		}
+		embD = append(embD, time.Since(t))
+		// Rotate the order so that no variant always runs first (cache effects).
+		for j := range 3 {
+			var err error
+			t := time.Now()
+			switch (i + j) % 3 {
+			case 0:
+				var got int
+				got, err = bareTopK(ctx, bare, tenant, vs[0])
+				bareD = append(bareD, time.Since(t))
+				rows += got
+			case 1:
+				_, err = co.Recall(ctx, tenant, q, &coordinator.RecallOpts{K: K, ReadOnly: true})
+				roD = append(roD, time.Since(t))
+			case 2:
+				_, err = co.Recall(ctx, tenant, q, &coordinator.RecallOpts{K: K})
+				fullD = append(fullD, time.Since(t))
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	f.Bare, f.ReadOnly, f.Full, f.Embed = summarize(bareD), summarize(roD), summarize(fullD), summarize(embD)
+	f.BareResults = float64(rows) / float64(c.Queries)
+	f.P50Ratio, f.P99Ratio = ratio(f.Full.P50, f.Bare.P50), ratio(f.Full.P99, f.Bare.P99)
+	f.ReadOnlyP50Ratio, f.ReadOnlyP99Ratio = ratio(f.ReadOnly.P50, f.Bare.P50), ratio(f.ReadOnly.P99, f.Bare.P99)
+	f.Met = f.P50Ratio <= RecallP50Target && f.P99Ratio <= RecallP99Target
+	f.ReadOnlyMet = f.ReadOnlyP50Ratio <= RecallP50Target && f.ReadOnlyP99Ratio <= RecallP99Target
+	res.Recall = append(res.Recall, *f)
+	c.progress(res)
+	c.Logger.Info("recall", "n", n, "tenants", tenants, "bare_p50", f.Bare.P50, "full_p50", f.Full.P50, "p50_ratio", f.P50Ratio,
+		"p99_ratio", f.P99Ratio)
+
+	ff, err := benchFiltered(ctx, c, bdb, emb, n, tenants, indexDef)
+	if err != nil {
+		return fmt.Errorf("filtered search: %w", err)
+	}
+	res.Filtered = append(res.Filtered, ff...)
+	c.progress(res)
+
+	if doLoad {
+		lf, err := benchLoad(ctx, c, bdb, emb, n, tenants)
+		if err != nil {
+			return fmt.Errorf("load test: %w", err)
+		}
+		res.Load = lf
+		c.progress(res)
+	}
+	return nil
+}
+
+// buildIndex runs an index definition with enough maintenance memory for the graph.
+func buildIndex(ctx context.Context, pool *pgxpool.Pool, def string) error {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SET maintenance_work_mem = '1GB'`); err != nil {
+		return err
+	}
+	_, err = conn.Exec(ctx, def)
+	if _, rerr := conn.Exec(context.WithoutCancel(ctx), `RESET maintenance_work_mem`); err == nil {
+		err = rerr
+	}
+	return err
+}
+
+// bareTopK runs the bare HNSW top-K query of one tenant and returns the rows it found.
+func bareTopK(ctx context.Context, pool *pgxpool.Pool, tenant string, v []float32) (int, error) {
+	rows, err := pool.Query(ctx, `SELECT id FROM zb.memory WHERE tenant_id = $1 ORDER BY embedding <=> $2 LIMIT $3`,
+		tenant, pgvector.NewVector(v), K)
+	if err != nil {
+		return 0, err
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	return len(ids), err
+}
+
+// FilteredFigure is filtered search (one tenant and one layer) under one setting.
+type FilteredFigure struct {
+	// N, Tenants as in RecallFigure.
+	N       int `json:"n"`
+	Tenants int `json:"tenants"`
+	// Setting names the setting: "iterative off, ef 40" (pgvector's defaults), "relaxed,
+	// ef 100" (zb.recall_candidates), "strict, ef 100", or "partial per-layer HNSW".
+	Setting string `json:"setting"`
+	// RecallAt10 is the mean |ANN ∩ exact| / |exact| over the queries; MinRecall the worst.
+	RecallAt10 float64 `json:"recall_at_10"`
+	MinRecall  float64 `json:"min_recall"`
+	Met        bool    `json:"met"`
+	// Latency is the ANN query's; Exact the exact query's.
+	Latency Latency `json:"latency"`
+	Exact   Latency `json:"exact"`
+	// Scan is the index (or scan type) of the ANN plan for the first query.
+	Scan string `json:"scan"`
+	// MeanMatches is the mean number of candidate rows (tenant and layer) per query.
+	MeanMatches float64 `json:"mean_matches"`
+}
+
+type filterSetting struct {
+	name     string
+	settings map[string]string
+	partial  bool
+}
+
+// benchFiltered measures ANN recall@10 against exact within one tenant and one layer.
+func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embedder, n, tenants int, indexDef string) ([]FilteredFigure, error) {
+	settings := []filterSetting{
+		{name: "iterative off, ef 40", settings: map[string]string{"hnsw.iterative_scan": "off", "hnsw.ef_search": "40"}},
+		{name: "relaxed, ef 100", settings: map[string]string{"hnsw.iterative_scan": "relaxed_order", "hnsw.ef_search": "100"}},
+		{name: "strict, ef 100", settings: map[string]string{"hnsw.iterative_scan": "strict_order", "hnsw.ef_search": "100"}},
+	}
+	if c.PartialMax > 0 && n <= c.PartialMax {
+		settings = append(settings, filterSetting{name: "partial per-layer HNSW, relaxed, ef 100", partial: true,
+			settings: map[string]string{"hnsw.iterative_scan": "relaxed_order", "hnsw.ef_search": "100"}})
+	}
+	type query struct {
+		tenant string
+		layer  string
+		v      pgvector.Vector
+		exact  []int64
+	}
+	r := rand.New(rand.NewPCG(c.Seed, uint64(n)+11))
+	qs := make([]query, c.FilteredQueries)
+	exact, err := newPoolWith(ctx, bdb.url, "zbperfbench-exact", 1, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer exact.Close()
+	var exactD []time.Duration
+	matches := 0
+	for i := range qs {
+		vs, err := emb.Embed(ctx, []string{genQuery(r)})
+		if err != nil {
+			return nil, err
+		}
+		q := query{tenant: tenantName(r.IntN(tenants)), layer: string(searchLayers[r.IntN(len(searchLayers))]), v: pgvector.NewVector(vs[0])}
+		t := time.Now()
+		// (embedding <=> q) + 0 cannot use the HNSW index: an exact sort of the filtered rows.
+		rows, err := exact.Query(ctx, `SELECT id FROM zb.memory WHERE tenant_id = $1 AND layer = $2::zb.memory_layer
+			AND status = 'active' AND embedding IS NOT NULL ORDER BY (embedding <=> $3) + 0, id LIMIT $4`, q.tenant, q.layer, q.v, K)
+		if err != nil {
+			return nil, err
+		}
+		if q.exact, err = pgx.CollectRows(rows, pgx.RowTo[int64]); err != nil {
+			return nil, err
+		}
+		exactD = append(exactD, time.Since(t))
+		var cnt int
+		if err := exact.QueryRow(ctx, `SELECT count(*) FROM zb.memory WHERE tenant_id = $1 AND layer = $2::zb.memory_layer AND status = 'active'`,
+			q.tenant, q.layer).Scan(&cnt); err != nil {
+			return nil, err
+		}
+		matches += cnt
+		qs[i] = q
+	}
+	exactLat := summarize(exactD)
+	var out []FilteredFigure
+	for _, s := range settings {
+		if s.partial {
+			for _, l := range searchLayers {
+				def := strings.Replace(indexDef, "memory_embedding_hnsw_idx", "memory_embedding_hnsw_"+string(l)+"_idx", 1) +
+					" WHERE layer = '" + string(l) + "' AND status = 'active'"
+				if err := buildIndex(ctx, bdb.pool, def); err != nil {
+					return nil, err
+				}
+			}
+			if _, err := bdb.pool.Exec(ctx, `ANALYZE zb.memory`); err != nil {
+				return nil, err
+			}
+		}
+		pool, err := newPoolWith(ctx, bdb.url, "zbperfbench-filtered", 1, s.settings)
+		if err != nil {
+			return nil, err
+		}
+		const annSQL = `SELECT id FROM zb.memory WHERE tenant_id = $1 AND layer = $2::zb.memory_layer
+			AND status = 'active' AND embedding IS NOT NULL ORDER BY embedding <=> $3 LIMIT $4`
+		f := FilteredFigure{N: n, Tenants: tenants, Setting: s.name, MinRecall: 1, MeanMatches: float64(matches) / float64(len(qs)), Exact: exactLat}
+		var plan []byte
+		if err := pool.QueryRow(ctx, "EXPLAIN (FORMAT JSON) "+annSQL, qs[0].tenant, qs[0].layer, qs[0].v, K).Scan(&plan); err != nil {
+			pool.Close()
+			return nil, err
+		}
+		f.Scan = scanOf(plan)
+		var ds []time.Duration
+		sum := 0.0
+		for _, q := range qs {
+			t := time.Now()
+			rows, err := pool.Query(ctx, annSQL, q.tenant, q.layer, q.v, K)
+			if err != nil {
+				pool.Close()
+				return nil, err
+			}
+			got, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+			if err != nil {
+				pool.Close()
+				return nil, err
+			}
+			ds = append(ds, time.Since(t))
+			rc := recallOf(got, q.exact)
+			sum += rc
+			f.MinRecall = min(f.MinRecall, rc)
+		}
+		pool.Close()
+		f.RecallAt10 = sum / float64(len(qs))
+		f.Met = f.RecallAt10 >= FilteredRecallTarget
+		f.Latency = summarize(ds)
+		c.Logger.Info("filtered", "n", n, "tenants", tenants, "setting", s.name, "recall@10", f.RecallAt10, "scan", f.Scan)
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// recallOf is |got ∩ want| / |want| (1 when want is empty).
+func recallOf(got, want []int64) float64 {
+	if len(want) == 0 {
+		return 1
+	}
+	in := make(map[int64]bool, len(got))
+	for _, id := range got {
+		in[id] = true
+	}
+	hit := 0
+	for _, id := range want {
+		if in[id] {
+			hit++
+		}
+	}
+	return float64(hit) / float64(len(want))
+}
+
+// scanOf names the scan nodes of an EXPLAIN (FORMAT JSON) plan: index names, or node types.
+func scanOf(plan []byte) string {
+	var doc []struct {
+		Plan map[string]any `json:"Plan"`
+	}
+	if err := json.Unmarshal(plan, &doc); err != nil || len(doc) == 0 {
+		return "?"
+	}
+	var names []string
+	var walk func(n map[string]any)
+	walk = func(n map[string]any) {
+		if idx, ok := n["Index Name"].(string); ok {
+			names = append(names, fmt.Sprint(n["Node Type"])+" "+idx)
+		} else if t, _ := n["Node Type"].(string); strings.Contains(t, "Scan") {
+			names = append(names, t)
+		}
+		if kids, ok := n["Plans"].([]any); ok {
+			for _, k := range kids {
+				if m, ok := k.(map[string]any); ok {
+					walk(m)
+				}
+			}
+		}
+	}
+	walk(doc[0].Plan)
+	return strings.Join(names, " + ")
+}

@@ -1,0 +1,99 @@
+package perf
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Write stores r as results.json and results.md in dir (created when missing).
+func (r *Results) Write(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "results.json"), append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	var md strings.Builder
+	r.Markdown(&md)
+	return os.WriteFile(filepath.Join(dir, "results.md"), []byte(md.String()), 0o644)
+}
+
+// Markdown writes r as Markdown tables, ratios first and absolute times (ms) after them.
+func (r *Results) Markdown(w io.Writer) {
+	fmt.Fprintf(w, "# Performance benchmarks\n\n")
+	fmt.Fprintf(w, "Run %s (%.0f s) on %s/%s, %d CPUs (load average at start: %s), PostgreSQL %s, pgvector %s. "+
+		"Ratios are measured in the same run; absolute times are for context only.\n\n",
+		r.Started.Format("2006-01-02 15:04 MST"), r.Duration, r.Machine.GoOS, r.Machine.GoArch, r.Machine.CPUs,
+		strings.TrimSpace(r.Machine.LoadAvg), r.Machine.ServerVersion, r.Machine.Pgvector)
+	if len(r.Recall) > 0 {
+		fmt.Fprintf(w, "## Recall latency vs a bare HNSW top-%d query (same table, interleaved)\n\n", K)
+		fmt.Fprintf(w, "| N | tenants | full p50 ratio | full p99 ratio | met | read-only p50 ratio | read-only p99 ratio | met | bare p50 / p99 (ms) | read-only p50 / p99 | full p50 / p99 | embed p50 | bare rows | load (s) | HNSW build (s) |\n")
+		fmt.Fprintf(w, "|---:|---:|---:|---:|:---:|---:|---:|:---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		for _, f := range r.Recall {
+			fmt.Fprintf(w, "| %d | %d | %.2f× | %.2f× | %s | %.2f× | %.2f× | %s | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f | %.3f | %.1f | %.1f | %.1f |\n",
+				f.N, f.Tenants, f.P50Ratio, f.P99Ratio, yes(f.Met), f.ReadOnlyP50Ratio, f.ReadOnlyP99Ratio, yes(f.ReadOnlyMet),
+				f.Bare.P50, f.Bare.P99, f.ReadOnly.P50, f.ReadOnly.P99, f.Full.P50, f.Full.P99, f.Embed.P50, f.BareResults, f.Load, f.IndexBuild)
+		}
+		fmt.Fprintf(w, "\nTargets: p50 ≤ %.1f×, p99 ≤ %.0f×. Full = coordinator.Recall with side effects; read-only = RecallOpts.ReadOnly.\n\n", RecallP50Target, RecallP99Target)
+	}
+	if len(r.Filtered) > 0 {
+		fmt.Fprintf(w, "## Filtered search (one tenant, one layer): ANN recall@%d vs exact\n\n", K)
+		fmt.Fprintf(w, "| N | tenants | setting | recall@10 | min | met | ANN p50 / p99 (ms) | exact p50 / p99 (ms) | rows per filter | plan |\n")
+		fmt.Fprintf(w, "|---:|---:|---|---:|---:|:---:|---:|---:|---:|---|\n")
+		for _, f := range r.Filtered {
+			fmt.Fprintf(w, "| %d | %d | %s | %.3f | %.2f | %s | %.2f / %.2f | %.2f / %.2f | %.0f | %s |\n", f.N, f.Tenants, f.Setting,
+				f.RecallAt10, f.MinRecall, yes(f.Met), f.Latency.P50, f.Latency.P99, f.Exact.P50, f.Exact.P99, f.MeanMatches, f.Scan)
+		}
+		fmt.Fprintf(w, "\nTarget: recall@10 ≥ %.2f.\n\n", FilteredRecallTarget)
+	}
+	if f := r.Writes; f != nil {
+		fmt.Fprintf(w, "## Writes\n\n")
+		fmt.Fprintf(w, "| import rows | batch | StoreBatch/COPY throughput | target | met | StoreBatch (s) | rows/s | COPY (s) | rows/s | embed per text (ms, excluded) |\n")
+		fmt.Fprintf(w, "|---:|---:|---:|---:|:---:|---:|---:|---:|---:|---:|\n")
+		fmt.Fprintf(w, "| %d | %d | %.2f× | ≥ %.1f× | %s | %.2f | %.0f | %.2f | %.0f | %.3f |\n\n", f.Rows, f.BatchSize, f.ImportRatio,
+			f.ImportTarget, yes(f.ImportMet), f.StoreBatch, f.StoreBatchPerSecond, f.Copy, f.CopyPerSecond, f.EmbedPerText)
+		fmt.Fprintf(w, "| single writes | n | p50 (ms) | p99 (ms) | max (ms) |\n|---|---:|---:|---:|---:|\n")
+		fmt.Fprintf(w, "| Store (precomputed embedding) | %d | %.2f | %.2f | %.2f |\n", f.Store.N, f.Store.P50, f.Store.P99, f.Store.Max)
+		fmt.Fprintf(w, "| plain INSERT (same indexes) | %d | %.2f | %.2f | %.2f |\n\n", f.Insert.N, f.Insert.P50, f.Insert.P99, f.Insert.Max)
+		fmt.Fprintf(w, "Store p50 / INSERT p50: %.2f×.\n\n", f.StoreRatio)
+	}
+	if f := r.Load; f != nil {
+		worker := "worker running in-process"
+		if !f.Worker {
+			worker = "no worker"
+		}
+		fmt.Fprintf(w, "## Load test: %d clients, recall:store 9:1, %.0f s, %d memories over %d tenants, %s, pool %d\n\n",
+			f.Clients, f.Duration, f.N, f.Tenants, worker, f.PoolSize)
+		fmt.Fprintf(w, "| ops | errors | throughput (ops/s) | recall p50 / p99 (ms) | store p50 / p99 (ms) | side effects skipped | stored | derived by the end |\n")
+		fmt.Fprintf(w, "|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		fmt.Fprintf(w, "| %d | %d | %.1f | %.1f / %.1f | %.1f / %.1f | %d | %d | %d |\n\n", f.Ops, f.Errors, f.Throughput,
+			f.Recall.P50, f.Recall.P99, f.Store.P50, f.Store.P99, f.SideEffectsSkipped, f.Stored, f.DerivedDuring)
+		for _, e := range f.FirstErrors {
+			fmt.Fprintf(w, "- error: %s\n", abbreviate(e, 200))
+		}
+		if len(f.TopStatements) > 0 {
+			fmt.Fprintf(w, "Top statements (pg_stat_statements, by total time):\n\n| total (ms) | calls | mean (ms) | rows | query |\n|---:|---:|---:|---:|---|\n")
+			for _, s := range f.TopStatements {
+				fmt.Fprintf(w, "| %.0f | %d | %.2f | %d | `%s` |\n", s.TotalMS, s.Calls, s.MeanMS, s.Rows, strings.ReplaceAll(s.Query, "|", "\\|"))
+			}
+			fmt.Fprintln(w)
+		} else if f.StatementsUnavailable != "" {
+			fmt.Fprintf(w, "pg_stat_statements unavailable: %s\n\n", f.StatementsUnavailable)
+		}
+	}
+}
+
+func yes(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "**no**"
+}
