@@ -47,6 +47,17 @@
 // locked by a sleep or decay run are skipped (FOR UPDATE SKIP LOCKED), and on a lock timeout
 // the side effects are dropped and the results still returned (RecallResult.SideEffects).
 //
-// Context puts core memories first, then the session's working slots, then recalled memories
-// into at most the token budget (EstimateTokens: ⌈words·1.3⌉), with budget.Select.
+// Context pins core memories first, then lets the memory modules (working, episodic, semantic,
+// procedural, prospective, cross-context, metacognitive alerts) compete in a global workspace
+// [gwt] for the rest of the token budget (EstimateTokens: ⌈words·1.3⌉): salience blended with
+// the PriorityMap, ignition at 0.5 (0.3 for the previous winners, kept in zb.workspace_state), at
+// most 4 broadcast, the budget split by salience. With gwt off: core, working slots, recalled
+// memories, with budget.Select.
+//
+// # Beyond the fifteen
+//
+// Synaptic tagging and capture [stc_rescue] runs in derive, recall and sleep; prospective memory
+// [prospective] (AddIntention, Intentions, DismissIntention, ProspectiveTick) fires intentions by
+// time and by cue; KnowledgeGaps [curiosity] scores what the user asks about and memory knows
+// little about. docs/mechanisms-beyond.md has the formulas and the measured effects.
 package coordinator

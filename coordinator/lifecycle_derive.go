@@ -486,6 +486,9 @@ func (d *deriver) deriveBatch(ms []*db.ZbMemory, embs map[int64][]float32, reche
 			d.dirty = d.dirty || d.rep.Reconsolidations > before
 		}
 	}
+	if err := c.deriveHooks(ctx, q, d.tenant, ms, embs, d.sw, d.now); err != nil { // stc_rescue, prospective cues
+		return err
+	}
 	if novel > 0 {
 		d.events = append(d.events, neuroEvent{Type: pma.EventNovelty, Magnitude: novelty / float64(novel)})
 	}

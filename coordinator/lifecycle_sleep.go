@@ -190,6 +190,9 @@ func (c *Coordinator) Sleep(ctx context.Context, tenant string, opts *SleepOpts,
 		if err != nil {
 			return err
 		}
+		if err := c.sleepHook(ctx, q, tenant, sw, now); err != nil { // stc_rescue sweep
+			return err
+		}
 		if !sw.enabled("sim_selection_sleep") && !sw.enabled("dual_process") {
 			rep.Disabled = true
 			return nil

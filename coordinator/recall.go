@@ -283,7 +283,7 @@ func (c *Coordinator) Recall(ctx context.Context, tenant, query string, opts *Re
 	if opts.ReadOnly {
 		return out, nil
 	}
-	touched, err := c.recallSideEffects(ctx, tenant, query, cls.Class, out.Results, byID, sw, now)
+	touched, err := c.recallSideEffects(ctx, tenant, query, cls.Class, out.Results, byID, sw, now, qvec)
 	switch {
 	case err == nil:
 		out.SideEffects, out.Touched = true, touched
@@ -359,7 +359,7 @@ func (c *Coordinator) trace(layer db.ZbMemoryLayer, stabilityDays float64, v, a,
 // returned memories (skipping rows another transaction holds), their lability windows, the
 // Hebbian co-activation of their entities, the recall event and the audit event.
 func (c *Coordinator) recallSideEffects(ctx context.Context, tenant, query string, class retrieval.QueryClass,
-	results []Result, rows map[string]*db.RecallCandidatesRow, sw switchSet, now time.Time,
+	results []Result, rows map[string]*db.RecallCandidatesRow, sw switchSet, now time.Time, qvec []float32,
 ) ([]int64, error) {
 	ids := make([]int64, 0, len(results))
 	stabs := make([]float64, 0, len(results))
@@ -418,6 +418,9 @@ func (c *Coordinator) recallSideEffects(ctx context.Context, tenant, query strin
 			}
 		}
 		if err := c.neuroOnRecall(ctx, q, tenant, results, sw, now); err != nil {
+			return err
+		}
+		if err := c.recallHooks(ctx, q, tenant, query, qvec, touched, sw, now); err != nil { // stc, prospective, curiosity
 			return err
 		}
 		detail, _ := json.Marshal(map[string]any{"query_sha256": hex.EncodeToString(sum[:]), "class": class,

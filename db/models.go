@@ -622,6 +622,13 @@ type ZbProspectiveIntention struct {
 	FiredBy      *int64           `json:"fired_by"`
 	ExpiresAt    *time.Time       `json:"expires_at"`
 	CreatedAt    time.Time        `json:"created_at"`
+	Priority     int16            `json:"priority"`
+	CueEntities  []string         `json:"cue_entities"`
+	Lang         *string          `json:"lang"`
+	ResolvedAt   *time.Time       `json:"resolved_at"`
+	FiredReason  *string          `json:"fired_reason"`
+	FiredScore   *float64         `json:"fired_score"`
+	FiredSource  *string          `json:"fired_source"`
 }
 
 type ZbRecallEvent struct {
@@ -633,6 +640,7 @@ type ZbRecallEvent struct {
 	TopScore   *float64  `json:"top_score"`
 	Success    *bool     `json:"success"`
 	CreatedAt  time.Time `json:"created_at"`
+	QueryTerms []string  `json:"query_terms"`
 }
 
 type ZbReconsolidationEvent struct {
@@ -795,4 +803,13 @@ type ZbWorkingSlot struct {
 	Relevance float64   `json:"relevance"`
 	EnteredAt time.Time `json:"entered_at"`
 	TouchedAt time.Time `json:"touched_at"`
+}
+
+type ZbWorkspaceState struct {
+	TenantID  string          `json:"tenant_id"`
+	Scope     string          `json:"scope"`
+	Winners   []string        `json:"winners"`
+	Scores    json.RawMessage `json:"scores"`
+	Assembled int32           `json:"assembled"`
+	UpdatedAt time.Time       `json:"updated_at"`
 }

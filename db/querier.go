@@ -74,6 +74,19 @@ type Querier interface {
 	// ConsentRevoke revokes a subject's active consents for a purpose (every context) and returns
 	// their ids.
 	ConsentRevoke(ctx context.Context, arg ConsentRevokeParams) ([]int64, error)
+	// CuriosityQueries returns the tenant's @k most recent logged queries with index terms, newest
+	// first: the terms, the feedback flag, and the coverage of the query's distinct terms by the
+	// best of its first three results (the share of them that the result's index terms contain; 0
+	// without results).
+	CuriosityQueries(ctx context.Context, arg CuriosityQueriesParams) ([]CuriosityQueriesRow, error)
+	// CuriosityRecallTerms records the query's index terms on the recall event just logged for it
+	// (same tenant, query hash and time, terms not yet set): the curiosity engine's query log.
+	CuriosityRecallTerms(ctx context.Context, arg CuriosityRecallTermsParams) (int64, error)
+	// CuriosityTopicFacts counts, per topic, the tenant's active knowledge (every layer but working
+	// and short-term) about it and its mean confidence. A memory is about a topic when its index
+	// terms contain at least need of the topic's terms; topics come as parallel arrays (topic index,
+	// term) and (topic index, need).
+	CuriosityTopicFacts(ctx context.Context, arg CuriosityTopicFactsParams) ([]CuriosityTopicFactsRow, error)
 	// EdgeInsertCoOccurs creates co_occurs edges (source < target) that do not exist yet; an edge
 	// that exists (even one locked by a sleep run) is left alone, without waiting.
 	EdgeInsertCoOccurs(ctx context.Context, arg EdgeInsertCoOccursParams) error
@@ -427,6 +440,33 @@ type Querier interface {
 	ProcedureInsert(ctx context.Context, arg ProcedureInsertParams) error
 	// ProcedureRecordOutcome counts one reported execution of a skill and returns the counts.
 	ProcedureRecordOutcome(ctx context.Context, arg ProcedureRecordOutcomeParams) (ProcedureRecordOutcomeRow, error)
+	// ProspectiveCountPending counts a tenant's pending intentions.
+	ProspectiveCountPending(ctx context.Context, tenantID string) (int32, error)
+	// ProspectiveDismiss dismisses a pending or expired intention.
+	ProspectiveDismiss(ctx context.Context, arg ProspectiveDismissParams) (int64, error)
+	// ProspectiveDueTime locks up to @k pending time intentions of all tenants that are due at @now
+	// and not expired, skipping rows another tick holds and tenants that switched prospective
+	// memory off; earliest due first.
+	ProspectiveDueTime(ctx context.Context, arg ProspectiveDueTimeParams) ([]ProspectiveDueTimeRow, error)
+	// ProspectiveExpire marks up to @k pending intentions of all tenants whose expiry has come at
+	// @now as expired and returns them.
+	ProspectiveExpire(ctx context.Context, arg ProspectiveExpireParams) ([]ProspectiveExpireRow, error)
+	// ProspectiveFire fires a pending intention that has not expired by @now, recording what fired
+	// it.
+	ProspectiveFire(ctx context.Context, arg ProspectiveFireParams) (int64, error)
+	// ProspectiveFiredSince returns a tenant's intentions fired at or after @since and still fired
+	// (not dismissed), highest priority first, then newest, at most @k.
+	ProspectiveFiredSince(ctx context.Context, arg ProspectiveFiredSinceParams) ([]ProspectiveFiredSinceRow, error)
+	// ProspectiveGet returns one intention.
+	ProspectiveGet(ctx context.Context, arg ProspectiveGetParams) (ProspectiveGetRow, error)
+	// ProspectiveInsert creates a pending intention.
+	ProspectiveInsert(ctx context.Context, arg ProspectiveInsertParams) (int64, error)
+	// ProspectiveList returns a tenant's intentions, optionally of one status, newest first, at most
+	// @k.
+	ProspectiveList(ctx context.Context, arg ProspectiveListParams) ([]ProspectiveListRow, error)
+	// ProspectivePendingCues returns a tenant's pending cue intentions that have not expired by
+	// @now, oldest first, at most @k, with their cue embeddings.
+	ProspectivePendingCues(ctx context.Context, arg ProspectivePendingCuesParams) ([]ProspectivePendingCuesRow, error)
 	// RecallCandidates runs zb.recall_candidates (per layer the top k by cosine and by BM25, with
 	// both signals, the strongest edge and the corpus statistics) and joins the memory rows, in one
 	// round trip and without row locks. model is the query embedding's model: vectors are compared
@@ -468,6 +508,47 @@ type Querier interface {
 	SessionMarkConsolidated(ctx context.Context, arg SessionMarkConsolidatedParams) error
 	// SessionTouch creates a session or records activity in it (last_activity_at never goes back).
 	SessionTouch(ctx context.Context, arg SessionTouchParams) error
+	// StcCopyRescue re-bases a rescued memory's medium triple copy at @now: strength
+	// min(1, s + 0.3) and a doubled time constant (decay rate halved). A memory without a medium
+	// copy gets one.
+	StcCopyRescue(ctx context.Context, arg StcCopyRescueParams) error
+	// StcDonors returns, for each given unrescued tag, the strong related memories (confidence
+	// above @above, active) activated within @window_seconds of the tag's time and not after @now,
+	// with the activation closest to the tag's time. Related means sharing the tag memory's entity
+	// cluster: an entity of the tagged memory, or an entity joined to one of them by an edge of
+	// weight at least @min_weight. Activations are the donor's creation, its last access and the
+	// recall events that returned it.
+	StcDonors(ctx context.Context, arg StcDonorsParams) ([]StcDonorsRow, error)
+	// StcLockMemory locks a tagged memory for its rescue, skipping it when another transaction holds
+	// it (a sleep or decay run), and returns the state the rescue rewrites: stability, emotion, last
+	// access, the current triple-copy strength at @now and the medium copy's time constant (0 without
+	// one). No row means skipped.
+	StcLockMemory(ctx context.Context, arg StcLockMemoryParams) ([]StcLockMemoryRow, error)
+	// StcMemoryRescue writes a rescued memory's new stability (decay rate halved: stability doubled)
+	// and its new predicted fade time.
+	StcMemoryRescue(ctx context.Context, arg StcMemoryRescueParams) (int64, error)
+	// StcOpenTags returns the tenant's unrescued tags set in [@from_time, @to_time] whose memory is still
+	// active and decaying, with the memory's current triple-copy strength at @now (0 without
+	// copies), oldest tag first, at most @k.
+	StcOpenTags(ctx context.Context, arg StcOpenTagsParams) ([]StcOpenTagsRow, error)
+	// StcRescueTag marks an unrescued tag rescued by a donor at @now.
+	StcRescueTag(ctx context.Context, arg StcRescueTagParams) (int64, error)
+	// StcTagList returns a tenant's synaptic tags, newest first, at most @k.
+	StcTagList(ctx context.Context, arg StcTagListParams) ([]StcTagListRow, error)
+	// StcTagWeak sets a synaptic tag on each given memory that is weak (confidence below @below),
+	// active and decaying (not core): tagged at @tagged_at, its capture window closing at
+	// @expires_at, with its triple-copy strength at @tagged_at. A memory already rescued, or whose
+	// window is still open, keeps its tag; a window that closed without rescue is opened again. It
+	// returns the ids tagged.
+	StcTagWeak(ctx context.Context, arg StcTagWeakParams) ([]int64, error)
+	// StcTagWeakActive is sleep's tagging pass: every weak (confidence below @below), active,
+	// decaying memory of the tenant last activated (stored or recalled) in [@since, @now] is tagged
+	// at its last activation, its window closing @window_seconds later (the same conflict rule as
+	// StcTagWeak). At most @k memories, the most recently activated first. It returns the ids tagged.
+	StcTagWeakActive(ctx context.Context, arg StcTagWeakActiveParams) ([]int64, error)
+	// StcTagWeakFormed is StcTagWeak for memories activated at their formation: each weak one is
+	// tagged at its created_at (at most @now), its window closing @window_seconds later.
+	StcTagWeakFormed(ctx context.Context, arg StcTagWeakFormedParams) ([]int64, error)
 	// TenantBind binds the current transaction to a tenant: the row-level security policies of
 	// migration 0011 key on the transaction-local setting zb.tenant_id.
 	TenantBind(ctx context.Context, tenantID string) error
@@ -508,6 +589,17 @@ type Querier interface {
 	WorkingSlotListForUpdate(ctx context.Context, arg WorkingSlotListForUpdateParams) ([]ZbWorkingSlot, error)
 	// WorkingSlotListWithMemory returns a session's slots with their memories, most relevant first.
 	WorkingSlotListWithMemory(ctx context.Context, arg WorkingSlotListWithMemoryParams) ([]WorkingSlotListWithMemoryRow, error)
+	// WorkspaceMemorySignals returns the stored PriorityMap priority, valence and context of the
+	// given memories: the signals of the workspace's PriorityMap blend.
+	WorkspaceMemorySignals(ctx context.Context, arg WorkspaceMemorySignalsParams) ([]WorkspaceMemorySignalsRow, error)
+	// WorkspaceMetacogAlerts returns the tenant's metacognitive alerts raised at or after @since,
+	// newest first, at most @k.
+	WorkspaceMetacogAlerts(ctx context.Context, arg WorkspaceMetacogAlertsParams) ([]WorkspaceMetacogAlertsRow, error)
+	// WorkspaceStateGet returns the previous winner set of a tenant's workspace scope (no row: none).
+	WorkspaceStateGet(ctx context.Context, arg WorkspaceStateGetParams) ([]WorkspaceStateGetRow, error)
+	// WorkspaceStateSave records the winner set and the competition of the latest assembly of a
+	// scope, when the tenant exists.
+	WorkspaceStateSave(ctx context.Context, arg WorkspaceStateSaveParams) error
 }
 
 var _ Querier = (*Queries)(nil)

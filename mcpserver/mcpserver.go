@@ -7,6 +7,10 @@
 //	forget     remove a memory
 //	feedback   grade a recalled memory as used or not (feeds TD values, FSRS and the monitor)
 //	core_set   set a core (identity) memory by label
+//	intention_add, intentions, intention_dismiss
+//	           prospective memory: reminders fired by time or by a cue (beyond.go)
+//	knowledge_gaps
+//	           topics asked about but little known, with a suggested action
 //
 // and the resource zenbrain://core, the tenant's core memories as text.
 package mcpserver
@@ -184,6 +188,8 @@ func New(cfg *Config) (*mcp.Server, error) {
 			}
 			return nil, RememberOut{ID: res.ID, Layer: string(res.Layer), Kind: res.Kind, Rule: res.Outcome}, nil
 		})
+
+	addBeyondTools(s, co, tenant)
 
 	s.AddResource(&mcp.Resource{URI: CoreURI, Name: "core", Description: "The tenant's core (identity) memories", MIMEType: "text/plain"},
 		func(ctx context.Context, _ *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {

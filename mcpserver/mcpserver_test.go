@@ -40,7 +40,8 @@ func TestOverStdio(t *testing.T) {
 	for _, tl := range tools.Tools {
 		names = append(names, tl.Name)
 	}
-	require.ElementsMatch(t, []string{"remember", "recall", "context", "forget", "feedback", "core_set"}, names)
+	require.ElementsMatch(t, []string{"remember", "recall", "context", "forget", "feedback", "core_set",
+		"intention_add", "intentions", "intention_dismiss", "knowledge_gaps"}, names) // issue #12 added the last four
 
 	call := func(name string, args map[string]any) map[string]any {
 		t.Helper()
@@ -72,6 +73,19 @@ func TestOverStdio(t *testing.T) {
 	cx := call("context", map[string]any{"query": "deploy", "budget": 200})
 	require.True(t, strings.HasPrefix(cx["text"].(string), "## Core"), cx["text"])
 	require.Contains(t, cx["text"], "My name is Sam")
+
+	// Prospective memory: a reminder whose cue the next context's recall mentions surfaces in it.
+	in := call("intention_add", map[string]any{"content": "ask about the release date", "cue": "deploy"})
+	require.Equal(t, "pending", in["status"])
+	cx = call("context", map[string]any{"query": "deploy", "budget": 200})
+	require.Contains(t, cx["text"], "## Intentions\n- ask about the release date\n")
+	ins := call("intentions", map[string]any{"status": "fired"})
+	require.Len(t, ins["intentions"], 1)
+	final, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "intention_dismiss", Arguments: map[string]any{"id": in["id"]}})
+	require.NoError(t, err)
+	require.True(t, final.IsError, "a fired intention is final")
+	gaps := call("knowledge_gaps", map[string]any{"n": 3})
+	require.NotEmpty(t, gaps["gaps"])
 
 	res, err := session.ReadResource(ctx, &mcp.ReadResourceParams{URI: "zenbrain://core"})
 	require.NoError(t, err)

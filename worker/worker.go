@@ -189,6 +189,7 @@ func New(cfg *Config) (*Worker, error) {
 	river.AddWorker(workers, &consolidateWorker{w: w})
 	river.AddWorker(workers, &propagateWorker{w: w})
 	river.AddWorker(workers, &scheduleWorker{w: w})
+	river.AddWorker(workers, &prospectiveWorker{w: w}) // prospective.go
 	river.AddWorker(workers, &reembedWorker{w: w})
 
 	queues := map[string]river.QueueConfig{}
@@ -210,6 +211,7 @@ func New(cfg *Config) (*Worker, error) {
 	addPeriodic(c.SleepInterval, jobs.TaskSleep, false)
 	addPeriodic(c.SweepInterval, jobs.TaskSweep, true)
 	addPeriodic(c.IdleInterval, jobs.TaskIdleSessions, false)
+	periodic = append(periodic, prospectivePeriodicJob()) // prospective.go
 
 	client, err := river.NewClient(riverpgxv5.New(c.Pool), &river.Config{
 		ID:           c.ID,

@@ -136,6 +136,7 @@ Environment:
 	root.AddCommand(a.devCmd(), a.migrateCmd(), a.storeCmd(), a.recallCmd(), a.statsCmd(), a.demoCmd(), a.mcpCmd(), a.benchCmd(), a.algorithmsCmd(), a.forgetCmd())
 	root.AddCommand(a.contextCmd(), a.exportCmd(), a.importCmd(), a.jobsCmd(), a.reviewCmd(), a.reconsolidationCmd(), a.healthCmd(), a.reembedCmd())
 	root.AddCommand(a.approvalCmds()...)
+	root.AddCommand(a.intentionsCmd()) // intentions.go
 	return root
 }
 

@@ -1,0 +1,170 @@
+-- name: StcTagWeak :many
+-- StcTagWeak sets a synaptic tag on each given memory that is weak (confidence below @below),
+-- active and decaying (not core): tagged at @tagged_at, its capture window closing at
+-- @expires_at, with its triple-copy strength at @tagged_at. A memory already rescued, or whose
+-- window is still open, keeps its tag; a window that closed without rescue is opened again. It
+-- returns the ids tagged.
+INSERT INTO zb.stc_tag (tenant_id, memory_id, tagged_at, expires_at, strength_before)
+SELECT m.tenant_id, m.id, @tagged_at::timestamptz, @expires_at::timestamptz,
+       least(1, greatest(0, coalesce((
+           SELECT max(zb.copy_strength(t.copy, t.initial_strength, t.tau_seconds, t.created_at, @tagged_at::timestamptz))
+           FROM zb.triple_copy t WHERE t.tenant_id = m.tenant_id AND t.memory_id = m.id), 0)))
+FROM zb.memory m
+WHERE m.tenant_id = @tenant_id::text AND m.id = ANY (@ids::bigint[]) AND m.status = 'active'
+  AND m.layer <> 'core' AND m.stability IS NOT NULL AND m.confidence < @below::double precision
+ORDER BY m.id
+ON CONFLICT (tenant_id, memory_id) DO UPDATE
+SET tagged_at = EXCLUDED.tagged_at, expires_at = EXCLUDED.expires_at, strength_before = EXCLUDED.strength_before
+WHERE zb.stc_tag.rescued_at IS NULL AND zb.stc_tag.expires_at < EXCLUDED.tagged_at
+RETURNING memory_id;
+
+-- name: StcTagWeakActive :many
+-- StcTagWeakActive is sleep's tagging pass: every weak (confidence below @below), active,
+-- decaying memory of the tenant last activated (stored or recalled) in [@since, @now] is tagged
+-- at its last activation, its window closing @window_seconds later (the same conflict rule as
+-- StcTagWeak). At most @k memories, the most recently activated first. It returns the ids tagged.
+INSERT INTO zb.stc_tag (tenant_id, memory_id, tagged_at, expires_at, strength_before)
+SELECT m.tenant_id, m.id, m.last_accessed_at, m.last_accessed_at + make_interval(secs => @window_seconds::double precision),
+       least(1, greatest(0, coalesce((
+           SELECT max(zb.copy_strength(t.copy, t.initial_strength, t.tau_seconds, t.created_at, m.last_accessed_at))
+           FROM zb.triple_copy t WHERE t.tenant_id = m.tenant_id AND t.memory_id = m.id), 0)))
+FROM (
+    SELECT x.tenant_id, x.id, x.last_accessed_at FROM zb.memory x
+    WHERE x.tenant_id = @tenant_id::text AND x.status = 'active' AND x.layer <> 'core' AND x.stability IS NOT NULL
+      AND x.last_accessed_at BETWEEN @since::timestamptz AND @now::timestamptz AND x.confidence < @below::double precision
+    ORDER BY x.last_accessed_at DESC, x.id
+    LIMIT @k::integer
+) m
+ORDER BY m.id
+ON CONFLICT (tenant_id, memory_id) DO UPDATE
+SET tagged_at = EXCLUDED.tagged_at, expires_at = EXCLUDED.expires_at, strength_before = EXCLUDED.strength_before
+WHERE zb.stc_tag.rescued_at IS NULL AND zb.stc_tag.expires_at < EXCLUDED.tagged_at
+RETURNING memory_id;
+
+-- name: StcOpenTags :many
+-- StcOpenTags returns the tenant's unrescued tags set in [@from_time, @to_time] whose memory is still
+-- active and decaying, with the memory's current triple-copy strength at @now (0 without
+-- copies), oldest tag first, at most @k.
+SELECT t.memory_id, t.tagged_at, t.expires_at, t.strength_before, m.confidence,
+       least(1, greatest(0, coalesce((
+           SELECT max(zb.copy_strength(c.copy, c.initial_strength, c.tau_seconds, c.created_at, @now::timestamptz))
+           FROM zb.triple_copy c WHERE c.tenant_id = m.tenant_id AND c.memory_id = m.id), 0)))::double precision AS strength
+FROM zb.stc_tag t
+JOIN zb.memory m ON m.tenant_id = t.tenant_id AND m.id = t.memory_id
+WHERE t.tenant_id = @tenant_id::text AND t.rescued_at IS NULL
+  AND t.tagged_at BETWEEN @from_time::timestamptz AND @to_time::timestamptz
+  AND m.status = 'active' AND m.stability IS NOT NULL
+ORDER BY t.tagged_at, t.memory_id
+LIMIT @k::integer;
+
+-- name: StcDonors :many
+-- StcDonors returns, for each given unrescued tag, the strong related memories (confidence
+-- above @above, active) activated within @window_seconds of the tag's time and not after @now,
+-- with the activation closest to the tag's time. Related means sharing the tag memory's entity
+-- cluster: an entity of the tagged memory, or an entity joined to one of them by an edge of
+-- weight at least @min_weight. Activations are the donor's creation, its last access and the
+-- recall events that returned it.
+WITH tags AS (
+    SELECT t.memory_id, t.tagged_at FROM zb.stc_tag t
+    WHERE t.tenant_id = @tenant_id::text AND t.memory_id = ANY (@tag_ids::bigint[]) AND t.rescued_at IS NULL
+), tag_ents AS (
+    SELECT g.memory_id AS tag_id, mn.entity_id
+    FROM tags g JOIN zb.mention mn ON mn.tenant_id = @tenant_id::text AND mn.memory_id = g.memory_id
+), cluster AS (
+    SELECT te.tag_id, te.entity_id FROM tag_ents te
+    UNION
+    SELECT te.tag_id, e.target_id FROM tag_ents te
+    JOIN zb.edge e ON e.tenant_id = @tenant_id::text AND e.source_id = te.entity_id AND e.weight >= @min_weight::double precision
+    UNION
+    SELECT te.tag_id, e.source_id FROM tag_ents te
+    JOIN zb.edge e ON e.tenant_id = @tenant_id::text AND e.target_id = te.entity_id AND e.weight >= @min_weight::double precision
+), pairs AS (
+    SELECT DISTINCT c.tag_id, mn.memory_id AS donor_id
+    FROM cluster c JOIN zb.mention mn ON mn.tenant_id = @tenant_id::text AND mn.entity_id = c.entity_id
+    WHERE mn.memory_id <> c.tag_id
+), strong AS (
+    SELECT p.tag_id, p.donor_id, d.confidence, d.created_at, d.last_accessed_at, g.tagged_at
+    FROM pairs p
+    JOIN tags g ON g.memory_id = p.tag_id
+    JOIN zb.memory d ON d.tenant_id = @tenant_id::text AND d.id = p.donor_id
+    WHERE d.status = 'active' AND d.confidence > @above::double precision
+), acts AS (
+    SELECT s.tag_id, s.donor_id, s.confidence, s.tagged_at, s.created_at AS at FROM strong s
+    UNION ALL
+    SELECT s.tag_id, s.donor_id, s.confidence, s.tagged_at, s.last_accessed_at FROM strong s
+    UNION ALL
+    SELECT s.tag_id, s.donor_id, s.confidence, s.tagged_at, e.created_at
+    FROM strong s
+    JOIN zb.recall_event e ON e.tenant_id = @tenant_id::text
+        AND e.created_at BETWEEN s.tagged_at - make_interval(secs => @window_seconds::double precision)
+                             AND s.tagged_at + make_interval(secs => @window_seconds::double precision)
+        AND s.donor_id = ANY (e.result_ids)
+)
+SELECT DISTINCT ON (a.tag_id, a.donor_id) a.tag_id, a.donor_id, a.confidence, a.at::timestamptz AS activated_at
+FROM acts a
+WHERE a.at BETWEEN a.tagged_at - make_interval(secs => @window_seconds::double precision)
+               AND a.tagged_at + make_interval(secs => @window_seconds::double precision)
+  AND a.at <= @now::timestamptz
+ORDER BY a.tag_id, a.donor_id, abs(extract(epoch FROM a.at - a.tagged_at)), a.at;
+
+-- name: StcLockMemory :many
+-- StcLockMemory locks a tagged memory for its rescue, skipping it when another transaction holds
+-- it (a sleep or decay run), and returns the state the rescue rewrites: stability, emotion, last
+-- access, the current triple-copy strength at @now and the medium copy's time constant (0 without
+-- one). No row means skipped.
+SELECT m.id, m.layer, m.stability, m.valence, m.arousal, m.significance, m.last_accessed_at,
+       least(1, greatest(0, coalesce((
+           SELECT max(zb.copy_strength(c.copy, c.initial_strength, c.tau_seconds, c.created_at, @now::timestamptz))
+           FROM zb.triple_copy c WHERE c.tenant_id = m.tenant_id AND c.memory_id = m.id), 0)))::double precision AS strength,
+       coalesce((SELECT c.tau_seconds FROM zb.triple_copy c
+                 WHERE c.tenant_id = m.tenant_id AND c.memory_id = m.id AND c.copy = 'medium'), 0)::double precision AS medium_tau
+FROM zb.memory m
+WHERE m.tenant_id = @tenant_id::text AND m.id = @id::bigint AND m.status = 'active' AND m.stability IS NOT NULL
+FOR UPDATE OF m SKIP LOCKED;
+
+-- name: StcRescueTag :execrows
+-- StcRescueTag marks an unrescued tag rescued by a donor at @now.
+UPDATE zb.stc_tag SET rescued_at = @now::timestamptz, rescued_by = @donor_id::bigint
+WHERE tenant_id = @tenant_id::text AND memory_id = @memory_id::bigint AND rescued_at IS NULL;
+
+-- name: StcMemoryRescue :execrows
+-- StcMemoryRescue writes a rescued memory's new stability (decay rate halved: stability doubled)
+-- and its new predicted fade time.
+UPDATE zb.memory SET stability = @stability::double precision, fade_at = sqlc.narg('fade_at')::timestamptz,
+                     updated_at = greatest(updated_at, @now::timestamptz)
+WHERE tenant_id = @tenant_id::text AND id = @id::bigint AND status = 'active' AND stability IS NOT NULL;
+
+-- name: StcCopyRescue :exec
+-- StcCopyRescue re-bases a rescued memory's medium triple copy at @now: strength
+-- min(1, s + 0.3) and a doubled time constant (decay rate halved). A memory without a medium
+-- copy gets one.
+INSERT INTO zb.triple_copy (tenant_id, memory_id, copy, initial_strength, tau_seconds, created_at)
+VALUES (@tenant_id::text, @memory_id::bigint, 'medium', @strength::double precision, @tau_seconds::double precision,
+        @now::timestamptz)
+ON CONFLICT (tenant_id, memory_id, copy) DO UPDATE
+SET initial_strength = EXCLUDED.initial_strength, tau_seconds = EXCLUDED.tau_seconds, created_at = EXCLUDED.created_at;
+
+-- name: StcTagList :many
+-- StcTagList returns a tenant's synaptic tags, newest first, at most @k.
+SELECT memory_id, tagged_at, expires_at, strength_before, rescued_at, rescued_by
+FROM zb.stc_tag WHERE tenant_id = @tenant_id::text
+ORDER BY tagged_at DESC, memory_id
+LIMIT @k::integer;
+
+-- name: StcTagWeakFormed :many
+-- StcTagWeakFormed is StcTagWeak for memories activated at their formation: each weak one is
+-- tagged at its created_at (at most @now), its window closing @window_seconds later.
+INSERT INTO zb.stc_tag (tenant_id, memory_id, tagged_at, expires_at, strength_before)
+SELECT m.tenant_id, m.id, least(m.created_at, @now::timestamptz),
+       least(m.created_at, @now::timestamptz) + make_interval(secs => @window_seconds::double precision),
+       least(1, greatest(0, coalesce((
+           SELECT max(zb.copy_strength(t.copy, t.initial_strength, t.tau_seconds, t.created_at, least(m.created_at, @now::timestamptz)))
+           FROM zb.triple_copy t WHERE t.tenant_id = m.tenant_id AND t.memory_id = m.id), 0)))
+FROM zb.memory m
+WHERE m.tenant_id = @tenant_id::text AND m.id = ANY (@ids::bigint[]) AND m.status = 'active'
+  AND m.layer <> 'core' AND m.stability IS NOT NULL AND m.confidence < @below::double precision
+ORDER BY m.id
+ON CONFLICT (tenant_id, memory_id) DO UPDATE
+SET tagged_at = EXCLUDED.tagged_at, expires_at = EXCLUDED.expires_at, strength_before = EXCLUDED.strength_before
+WHERE zb.stc_tag.rescued_at IS NULL AND zb.stc_tag.expires_at < EXCLUDED.tagged_at
+RETURNING memory_id;
