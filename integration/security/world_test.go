@@ -144,7 +144,7 @@ func populate(t *testing.T, e *env, tenant, marker string) *world {
 		`INSERT INTO zb.metacog_event (tenant_id, kind, value, created_at) VALUES ($1, 'recall_bias', 0.3, now())`,
 		`INSERT INTO zb.prospective_intention (tenant_id, content, trigger_kind, due_at, created_at) VALUES ($1, 'call the dentist', 'time', now(), now())`,
 		`INSERT INTO zb.stc_tag (tenant_id, memory_id, tagged_at, expires_at, strength_before) VALUES ($1, ` + fmt.Sprint(w.plain) + `, now(), now() + interval '1 hour', 0.2) ON CONFLICT DO NOTHING`,
-		`INSERT INTO zb.workspace_state (tenant_id, scope, winners, updated_at) VALUES ($1, 'tenant', '{semantic}', now())`, // 0014
+		`INSERT INTO zb.workspace_state (tenant_id, scope, winners, updated_at) VALUES ($1, 'tenant', '{semantic}', now())`, // 0013
 		`INSERT INTO zb.import_key (tenant_id, xid, memory_id, imported_at) VALUES ($1, 'ext:plain', ` + fmt.Sprint(w.plain) + `, now())`,
 		`INSERT INTO zb.tenant_binding (role_name, tenant_id) VALUES ('someone_' || $1, $1)`,
 	} {

@@ -1,4 +1,4 @@
--- 0014_beyond: the state of the four mechanisms beyond the fifteen (issue #12): synaptic tagging
+-- 0013_beyond: the state of the four mechanisms beyond the fifteen (issue #12): synaptic tagging
 -- and capture [stc_rescue], the global workspace of Context [gwt], prospective memory
 -- [prospective] and curiosity [curiosity]. The tables stc_tag and prospective_intention exist
 -- since 0004; this migration adds what wiring them into the running system needs.
