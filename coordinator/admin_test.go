@@ -297,16 +297,22 @@ func TestHealth(t *testing.T) {
 	require.Len(t, h.Metacog.Alerts, 1)
 	require.Equal(t, "recency_bias", h.Metacog.Alerts[0].Kind)
 	require.Len(t, h.Metacog.Latest, 2)
-	require.Equal(t, 4, h.Gaps.Recalls)
+	// The gaps are KnowledgeGaps' (the query log grouped into topics), not a second analysis.
+	kg, err := b.co.KnowledgeGaps(ctx, tenant, coordinator.HealthTopics)
+	require.NoError(t, err)
 	require.NotEmpty(t, h.Gaps.Gaps)
+	require.Equal(t, kg, h.Gaps.Gaps)
 	var labels []string
 	for _, g := range h.Gaps.Gaps {
 		labels = append(labels, strings.ToLower(g.Label))
 		require.GreaterOrEqual(t, g.Score, 0.0)
 		require.LessOrEqual(t, g.Score, 1.0)
+		require.GreaterOrEqual(t, g.Progress, -1.0)
+		require.LessOrEqual(t, g.Progress, 1.0)
+		require.NotEmpty(t, g.Action)
+		require.NotContains(t, g.TopicID, "e:", "topics are query groups, not entities")
 	}
-	require.Contains(t, labels, "alice")
-	require.GreaterOrEqual(t, h.Gaps.Unplaced, 0)
+	require.Contains(t, strings.Join(labels, "|"), "quantum", "a query that found nothing is a topic too")
 
 	require.NoError(t, b.co.SetAlgorithm(ctx, tenant, "curiosity", false))
 	require.NoError(t, b.co.SetAlgorithm(ctx, tenant, "spectral_health", false))

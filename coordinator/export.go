@@ -19,14 +19,17 @@ import (
 //
 // The first line is an ExportHeader; then come the tenant's sessions (SessionRecord), entities
 // (EntityRecord), memories (MemoryRecord, in id order, with their procedure, FSRS card and triple
-// copies), mentions (MentionRecord), entity edges (EdgeRecord) and memory links (LinkRecord).
+// copies), mentions (MentionRecord), entity edges (EdgeRecord), memory links (LinkRecord), and
+// the history of the memories: FSRS reviews (ReviewLogRecord), confidence evidence
+// (EvidenceRecord) and reconsolidation events with their snapshots (ReconsolidationRecord).
 // Records refer to each other by the ids of the exporting database; Import maps them to new
 // ids. Every object has a "type" field naming its record type.
 const (
 	// ExportFormat is the header's "format".
 	ExportFormat = "zenbrain-export"
-	// ExportVersion is the header's "version"; Import reads versions up to it.
-	ExportVersion = 1
+	// ExportVersion is the header's "version"; Import reads versions up to it. Version 2 added
+	// the review_log, evidence and reconsolidation records.
+	ExportVersion = 2
 )
 
 // Record types (the "type" field of each line).
@@ -38,6 +41,10 @@ const (
 	RecordMention = "mention"
 	RecordEdge    = "edge"
 	RecordLink    = "link"
+	// RecordReviewLog, RecordEvidence and RecordReconsolidation are the memories' history.
+	RecordReviewLog       = "review_log"
+	RecordEvidence        = "evidence"
+	RecordReconsolidation = "reconsolidation"
 )
 
 // exportPage is the number of memories or mentions read per query.
@@ -51,11 +58,28 @@ type ExportCounts struct {
 	Mentions int64 `json:"mentions"`
 	Edges    int64 `json:"edges"`
 	Links    int64 `json:"links"`
+	// ReviewLogs, Evidence and Reconsolidations count the history records.
+	ReviewLogs       int64 `json:"review_logs"`
+	Evidence         int64 `json:"evidence"`
+	Reconsolidations int64 `json:"reconsolidations"`
 }
 
 // Total returns the number of records (the header not counted).
 func (n ExportCounts) Total() int64 {
-	return n.Sessions + n.Entities + n.Memories + n.Mentions + n.Edges + n.Links
+	return n.Sessions + n.Entities + n.Memories + n.Mentions + n.Edges + n.Links + n.ReviewLogs + n.Evidence + n.Reconsolidations
+}
+
+// add adds b's counts to n.
+func (n *ExportCounts) add(b ExportCounts) {
+	n.Sessions += b.Sessions
+	n.Entities += b.Entities
+	n.Memories += b.Memories
+	n.Mentions += b.Mentions
+	n.Edges += b.Edges
+	n.Links += b.Links
+	n.ReviewLogs += b.ReviewLogs
+	n.Evidence += b.Evidence
+	n.Reconsolidations += b.Reconsolidations
 }
 
 // ExportHeader is the first line of an export.
@@ -225,6 +249,54 @@ type LinkRecord struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
+// ReviewLogRecord is one FSRS review of a memory (zb.review_log).
+type ReviewLogRecord struct {
+	Type string `json:"type"`
+	// ID is the review's id in the exporting database (provenance); MemoryID the memory's.
+	ID           int64     `json:"id,omitempty"`
+	MemoryID     int64     `json:"memory_id"`
+	Grade        int16     `json:"grade"`
+	ReviewedAt   time.Time `json:"reviewed_at"`
+	StateBefore  int16     `json:"state_before"`
+	IntervalDays float64   `json:"interval_days"`
+	VmpfcPE      *float64  `json:"vmpfc_pe,omitempty"`
+	Multiplier   *float64  `json:"multiplier,omitempty"`
+}
+
+// EvidenceRecord is one piece of confidence evidence on a memory (zb.confidence_evidence): its
+// kind (confirm, contradict, prior, propagated), weight, source and the memory it came from.
+type EvidenceRecord struct {
+	Type           string    `json:"type"`
+	ID             int64     `json:"id,omitempty"`
+	MemoryID       int64     `json:"memory_id"`
+	Kind           string    `json:"kind"`
+	Weight         float64   `json:"weight"`
+	Source         string    `json:"source,omitempty"`
+	SourceMemoryID int64     `json:"source_memory_id,omitempty"`
+	CreatedAt      time.Time `json:"created_at"`
+}
+
+// ReconsolidationRecord is one reconsolidation event of a memory (zb.reconsolidation_event): the
+// memory that triggered it and the one it produced, the mode and prediction errors, the
+// snapshot of the memory before (which Rollback restores) and whether it was rolled back.
+type ReconsolidationRecord struct {
+	Type           string          `json:"type"`
+	ID             int64           `json:"id,omitempty"`
+	MemoryID       int64           `json:"memory_id"`
+	TriggerID      int64           `json:"trigger_id,omitempty"`
+	ResultID       int64           `json:"result_id,omitempty"`
+	Mode           string          `json:"mode"`
+	RawPE          float64         `json:"raw_pe"`
+	EffectivePE    float64         `json:"effective_pe"`
+	Contradiction  bool            `json:"contradiction,omitempty"`
+	Blocked        bool            `json:"blocked,omitempty"`
+	Snapshot       json.RawMessage `json:"snapshot"`
+	NewContent     *string         `json:"new_content,omitempty"`
+	AppliedAt      time.Time       `json:"applied_at"`
+	RolledBackAt   *time.Time      `json:"rolled_back_at,omitempty"`
+	RollbackReason *string         `json:"rollback_reason,omitempty"`
+}
+
 // ExportOpts are the options of Export; nil means all defaults.
 type ExportOpts struct {
 	// Embeddings includes every memory's embedding (large: dimension × ~10 bytes per memory).
@@ -263,7 +335,8 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // every memory that is not erased with its layer, kind, context, status, timestamps, validity,
 // confidence, emotional tags, forgetting state, provenance (source ids, superseded_by, external
 // id, session, metadata, ai_generated), core label, procedure, FSRS card and triple copies; the
-// sessions, entities, mentions, entity edges and memory links. It reads one consistent snapshot
+// sessions, entities, mentions, entity edges and memory links; the memories' FSRS review log,
+// confidence evidence and reconsolidation events (with their snapshots). It reads one consistent snapshot
 // (a repeatable-read transaction) and records an audit event "tenant.export" with the counts in
 // the same transaction, which commits only when everything was written. An unknown tenant gives
 // ErrNotFound.
@@ -300,7 +373,8 @@ func (c *Coordinator) Export(ctx context.Context, tenant string, w io.Writer, op
 			return err
 		}
 		rep.Counts = ExportCounts{Sessions: cnt.Sessions, Entities: cnt.Entities, Memories: cnt.Memories,
-			Mentions: cnt.Mentions, Edges: cnt.Edges, Links: cnt.Links}
+			Mentions: cnt.Mentions, Edges: cnt.Edges, Links: cnt.Links, ReviewLogs: cnt.ReviewLogs, Evidence: cnt.Evidence,
+			Reconsolidations: cnt.Reconsolidations}
 		total = rep.Counts.Total()
 		install, err := q.ConfigGet(ctx, "install_id")
 		if err != nil {
@@ -409,6 +483,46 @@ func (c *Coordinator) Export(ctx context.Context, tenant string, w io.Writer, op
 			}
 		}
 		progress(int64(len(links)))
+
+		reviews, err := q.ExportReviewLogs(ctx, tenant)
+		if err != nil {
+			return err
+		}
+		for _, r := range reviews {
+			if err := enc.Encode(ReviewLogRecord{Type: RecordReviewLog, ID: r.ID, MemoryID: r.MemoryID, Grade: r.Grade,
+				ReviewedAt: r.ReviewedAt, StateBefore: r.StateBefore, IntervalDays: r.IntervalDays, VmpfcPE: r.VmpfcPe,
+				Multiplier: r.Multiplier}); err != nil {
+				return err
+			}
+		}
+		progress(int64(len(reviews)))
+
+		evidence, err := q.ExportEvidence(ctx, tenant)
+		if err != nil {
+			return err
+		}
+		for _, v := range evidence {
+			if err := enc.Encode(EvidenceRecord{Type: RecordEvidence, ID: v.ID, MemoryID: v.MemoryID, Kind: v.Kind, Weight: v.Weight,
+				Source: v.Source, SourceMemoryID: deref(v.SourceMemoryID), CreatedAt: v.CreatedAt}); err != nil {
+				return err
+			}
+		}
+		progress(int64(len(evidence)))
+
+		recons, err := q.ExportReconsolidations(ctx, tenant)
+		if err != nil {
+			return err
+		}
+		for _, e := range recons {
+			if err := enc.Encode(ReconsolidationRecord{Type: RecordReconsolidation, ID: e.ID, MemoryID: e.MemoryID,
+				TriggerID: deref(e.TriggerID), ResultID: deref(e.ResultID), Mode: string(e.Mode), RawPE: e.RawPe,
+				EffectivePE: e.EffectivePe, Contradiction: e.Contradiction, Blocked: e.Blocked, Snapshot: e.Snapshot,
+				NewContent: e.NewContent, AppliedAt: e.AppliedAt, RolledBackAt: e.RolledBackAt,
+				RollbackReason: e.RollbackReason}); err != nil {
+				return err
+			}
+		}
+		progress(int64(len(recons)))
 		if err := bw.Flush(); err != nil {
 			return fmt.Errorf("error writing the export: %w", err)
 		}

@@ -113,9 +113,47 @@ func normalized(t *testing.T, export []byte) []map[string]any {
 			m["source_id"], m["target_id"] = rank(entRank, m["source_id"]), rank(entRank, m["target_id"])
 		case "link":
 			m["source_id"], m["target_id"] = rank(memRank, m["source_id"]), rank(memRank, m["target_id"])
+		case "review_log", "evidence", "reconsolidation":
+			delete(m, "id") // the row's own id: a different sequence in each database
+			for _, k := range []string{"memory_id", "source_memory_id", "trigger_id", "result_id"} {
+				if v, ok := m[k]; ok {
+					m[k] = rank(memRank, v)
+				}
+			}
+			if snap, ok := m["snapshot"].(map[string]any); ok {
+				if row, ok := snap["row"].(map[string]any); ok {
+					if srcs, ok := row["source_ids"].([]any); ok {
+						for i := range srcs {
+							srcs[i] = rank(memRank, srcs[i])
+						}
+					}
+				}
+				if l, ok := snap["link"].(map[string]any); ok {
+					l["source_id"], l["target_id"] = rank(memRank, l["source_id"]), rank(memRank, l["target_id"])
+				}
+			}
 		}
 	}
 	return recs
+}
+
+// seedHistory adds to tenant's memory a1 (external id "a1") a review, a piece of evidence from
+// the memory "Bob works at Acme" and a rolled-back reconsolidation event it triggered, whose
+// snapshot names Bob's memory as a source and the link it created.
+func seedHistory(t *testing.T, pool *pgxpool.Pool, tenant string) {
+	t.Helper()
+	a1 := queryInt(t, pool, `SELECT id FROM zb.memory WHERE tenant_id = $1 AND external_id = 'a1'`, tenant)
+	bob := queryInt(t, pool, `SELECT id FROM zb.memory WHERE tenant_id = $1 AND content LIKE 'Bob works at Acme%'`, tenant)
+	execSQL(t, pool, `INSERT INTO zb.review_log (tenant_id, memory_id, grade, reviewed_at, state_before, interval_days, vmpfc_pe, multiplier)
+		VALUES ($1, $2, 3, $3, 0, 2.5, 0.4, 1.1), ($1, $2, 1, $4, 2, 0.5, NULL, NULL)`, tenant, a1, t0, t0.Add(72*time.Hour))
+	execSQL(t, pool, `INSERT INTO zb.confidence_evidence (tenant_id, memory_id, kind, weight, source, source_memory_id, created_at)
+		VALUES ($1, $2, 'confirm', 2, 'test', $3, $4)`, tenant, a1, bob, t0)
+	snap := fmt.Sprintf(`{"action": "integration", "row": {"content": "Alice lived in Bonn", "source_ids": [%d]},
+		"link": {"source_id": %d, "target_id": %d, "relation": "supports"}}`, bob, bob, a1)
+	execSQL(t, pool, `INSERT INTO zb.reconsolidation_event (tenant_id, memory_id, trigger_id, mode, raw_pe, effective_pe, contradiction,
+		snapshot, new_content, applied_at, rolled_back_at, rollback_reason)
+		VALUES ($1, $2, $3, 'integration', 0.4, 0.5, true, $4::jsonb, 'Alice lives in Berlin', $5, $6, 'operator')`,
+		tenant, a1, bob, snap, t0, t0.Add(time.Hour))
 }
 
 func export(t *testing.T, co *coordinator.Coordinator, tenant string, emb bool) ([]byte, *coordinator.ExportReport) {
@@ -130,7 +168,7 @@ func tenantCounts(t *testing.T, pool *pgxpool.Pool, tenant string) map[string]in
 	t.Helper()
 	out := map[string]int{}
 	for _, tb := range []string{"memory", "session", "entity", "mention", "edge", "memory_link", "review_state", "procedure",
-		"triple_copy", "import_key"} {
+		"triple_copy", "import_key", "review_log", "confidence_evidence", "reconsolidation_event"} {
 		out[tb] = queryInt(t, pool, fmt.Sprintf(`SELECT count(*) FROM zb.%s WHERE tenant_id = $1`, tb), tenant)
 	}
 	return out
@@ -141,10 +179,17 @@ func TestExportImportRoundTrip(t *testing.T) {
 	b := setup(t, nil)
 	pool := b.cfg.Pool
 	mems := seedExport(t, b, pool, "src")
+	seedHistory(t, pool, "src")
 	ctx := ctxT(t)
 
 	out, rep := export(t, b.co, "src", true)
 	require.EqualValues(t, mems, rep.Counts.Memories)
+	require.EqualValues(t, 2, rep.Counts.ReviewLogs)
+	require.EqualValues(t, queryInt(t, pool, `SELECT count(*) FROM zb.confidence_evidence WHERE tenant_id = 'src'`), rep.Counts.Evidence)
+	require.GreaterOrEqual(t, rep.Counts.Evidence, int64(1))
+	require.EqualValues(t, 1, rep.Counts.Reconsolidations)
+	require.Contains(t, string(out), `"type":"reconsolidation"`)
+	require.Contains(t, string(out), `"rollback_reason":"operator"`)
 	require.Equal(t, int64(len(out)), rep.Bytes)
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	require.Len(t, lines, 1+int(rep.Counts.Total()), "a header and one line per record")
@@ -168,6 +213,9 @@ func TestExportImportRoundTrip(t *testing.T) {
 		require.Zero(t, irep.Existing)
 		require.Zero(t, irep.Unresolved)
 		require.EqualValues(t, 2, irep.Relinked, "the fact with sources and the superseded fact")
+		require.Equal(t, rep.Counts.ReviewLogs, irep.Imported.ReviewLogs)
+		require.Equal(t, rep.Counts.Evidence, irep.Imported.Evidence)
+		require.EqualValues(t, 1, irep.Imported.Reconsolidations)
 		back, _ := export(t, dst.co, "dst", true)
 		require.Equal(t, normalized(t, out), normalized(t, back), "export → import → export gives the same records")
 
@@ -176,6 +224,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 		irep, err = dst.co.Import(ctx, "dst", bytes.NewReader(out), &coordinator.ImportOpts{BatchSize: 4})
 		require.NoError(t, err)
 		require.Zero(t, irep.Imported.Memories)
+		require.Zero(t, irep.Imported.ReviewLogs+irep.Imported.Evidence+irep.Imported.Reconsolidations, "history is written once")
 		require.EqualValues(t, mems, irep.Existing)
 		require.Equal(t, before, tenantCounts(t, dst.pool, "dst"))
 	}
@@ -292,6 +341,27 @@ func TestImportRejectsBadLines(t *testing.T) {
 	require.Equal(t, 1, queryInt(t, pool, `SELECT count(*) FROM zb.memory WHERE tenant_id = 'plain'`))
 	require.Equal(t, 1, queryInt(t, pool, `SELECT count(*) FROM zb.memory WHERE tenant_id = 'plain' AND stability > 0 AND fade_at IS NOT NULL`),
 		"a record without forgetting state gets the layer's initial stability")
+
+	// History records are validated like the others: each bad one is reported with its line.
+	hist := strings.Join([]string{
+		good,
+		`{"type":"review_log","memory_id":1,"grade":7,"reviewed_at":"2024-05-02T00:00:00Z","state_before":0,"interval_days":1}`,
+		`{"type":"evidence","memory_id":9,"kind":"confirm","weight":1,"created_at":"2024-05-02T00:00:00Z"}`,
+		`{"type":"evidence","memory_id":1,"kind":"rumour","weight":1,"created_at":"2024-05-02T00:00:00Z"}`,
+		`{"type":"reconsolidation","memory_id":1,"mode":"integration","raw_pe":0.2,"effective_pe":0.2,"snapshot":[1],"applied_at":"2024-05-02T00:00:00Z"}`,
+		`{"type":"review_log","memory_id":1,"grade":3,"reviewed_at":"2024-05-02T00:00:00Z","state_before":0,"interval_days":1}`,
+	}, "\n")
+	_, err = b.co.Import(ctx, "hist", strings.NewReader(hist), nil)
+	require.ErrorAs(t, err, &ie)
+	lines = lines[:0]
+	for _, l := range ie.Lines {
+		lines = append(lines, l.Line)
+	}
+	require.Equal(t, []int{2, 3, 4, 5}, lines, err.Error())
+	for _, s := range []string{"grade must be in [1, 4]", "memory 9", "rumour", "snapshot must be a JSON object"} {
+		require.Contains(t, err.Error(), s)
+	}
+	require.Zero(t, queryInt(t, pool, `SELECT count(*) FROM zb.memory WHERE tenant_id = 'hist'`), "nothing is written")
 
 	_, err = b.co.Export(ctx, "nobody", &bytes.Buffer{}, nil)
 	require.True(t, errors.Is(err, coordinator.ErrNotFound), "%v", err)

@@ -552,7 +552,8 @@ func (c *Coordinator) gateAlgorithm(ctx context.Context, tenant, id string, enab
 // approver as actor — the tenant or context erase, the core overwrite, the algorithm switch —
 // and marked executed (approval.execute); deciding an approved request that failed to run
 // retries it. A rejected request loses the content its payload held. Deciding a request that is
-// no longer pending or approved gives ErrConflict.
+// no longer pending or approved gives ErrConflict. The actor who made the request cannot approve
+// it (ErrSelfApproval, also enforced by the database); it may deny (withdraw) it.
 func (c *Coordinator) Decide(ctx context.Context, id int64, approve bool, actor, reason string) (*Approval, error) {
 	if id <= 0 {
 		return nil, fmt.Errorf("%w: approval id must be positive, got %d", ErrInvalidInput, id)
@@ -581,6 +582,10 @@ func (c *Coordinator) Decide(ctx context.Context, id int64, approve bool, actor,
 	}
 	tenant := req.TenantID
 	now := c.clock.Now()
+	if approve && req.RequestedBy == actor && (req.Status == ApprovalPending || req.Status == ApprovalApproved) {
+		return nil, fmt.Errorf("%w: approval request %d (%s of tenant %s) was made by %q; another operator must approve it "+
+			"(zbctl approve %d --actor NAME)", ErrSelfApproval, id, req.Operation, tenant, actor, id)
+	}
 	switch {
 	case req.Status == ApprovalPending:
 		status, action := ApprovalRejected, "approval.deny"

@@ -4,10 +4,8 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -23,12 +21,7 @@ const (
 	HealthSleepRuns = 10
 	// HealthMetacogWindow is how far back metacognitive events are read.
 	HealthMetacogWindow = 30 * 24 * time.Hour
-	// HealthRecalls is the number of recent recalls the knowledge-gap analysis reads (the
-	// curiosity engine's window).
-	HealthRecalls = curiosity.WindowDefault
-	// HealthTopResults is the number of results per recall whose entities define its topics.
-	HealthTopResults = 3
-	// HealthTopics caps the topics scored (the most asked about).
+	// HealthTopics is the number of knowledge gaps reported (the largest).
 	HealthTopics = 20
 )
 
@@ -80,20 +73,13 @@ type MetacogHealth struct {
 	Latest []MetacogEntry `json:"latest"`
 }
 
-// KnowledgeGaps is the curiosity engine's view of the recall log [curiosity].
-//
-// zenbrain logs a hash of each query, not its text, so a recall's topics are the entities its
-// best HealthTopResults results mention; a recall that returned nothing, or nothing that
-// mentions an entity, cannot be placed and counts as Unplaced.
+// KnowledgeGaps is the curiosity engine's view of the query log [curiosity]: the
+// HealthTopics largest gaps Coordinator.KnowledgeGaps reports.
 type KnowledgeGaps struct {
 	// Enabled reports whether curiosity is on for the tenant.
 	Enabled bool `json:"enabled"`
-	// Recalls is the number of recalls read; Unplaced those without a topic, of which Empty
-	// returned nothing at all.
-	Recalls  int `json:"recalls"`
-	Unplaced int `json:"unplaced"`
-	Empty    int `json:"empty"`
-	// Gaps are the scored topics (entities), highest gap first, with the suggested action.
+	// Gaps are the scored topics (groups of queries by their index terms), largest gap first,
+	// each with its learning progress and suggested action.
 	Gaps []curiosity.Gap `json:"gaps"`
 }
 
@@ -108,8 +94,9 @@ type HealthReport struct {
 
 // Health reports a tenant's memory health: the spectral λ₂ of its entity graph now and its trend
 // over the recent sleep runs (zb.sleep_run), the metacognitive events and alerts of the last 30
-// days (zb.metacog_event), and knowledge gaps scored by algorithms/curiosity over the recall log
-// (zb.recall_event) and the facts held per topic. It only reads.
+// days (zb.metacog_event), and the knowledge gaps of KnowledgeGaps (algorithms/curiosity over the
+// query log and the facts held per topic). It only reads; the gaps are read in a second
+// transaction after the first snapshot.
 func (c *Coordinator) Health(ctx context.Context, tenant string) (*HealthReport, error) {
 	if err := checkTenant(tenant); err != nil {
 		return nil, err
@@ -179,101 +166,20 @@ func (c *Coordinator) Health(ctx context.Context, tenant string) (*HealthReport,
 		}
 		slices.SortFunc(rep.Metacog.Latest, func(a, b MetacogEntry) int { return cmp.Compare(a.Kind, b.Kind) })
 
-		// Knowledge gaps.
 		rep.Gaps.Enabled = sw.enabled("curiosity")
-		if rep.Gaps.Enabled {
-			if err := c.gaps(ctx, q, tenant, &rep.Gaps); err != nil {
-				return err
-			}
-		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	if rep.Gaps.Enabled {
+		gaps, err := c.KnowledgeGaps(ctx, tenant, HealthTopics)
+		if err != nil {
+			return nil, err
+		}
+		rep.Gaps.Gaps = gaps
+	}
 	return rep, nil
-}
-
-func (c *Coordinator) gaps(ctx context.Context, q *db.Queries, tenant string, out *KnowledgeGaps) error {
-	recalls, err := q.AdminRecallLog(ctx, db.AdminRecallLogParams{TenantID: tenant, K: HealthRecalls})
-	if err != nil {
-		return interpretError("reading the recall log", err)
-	}
-	out.Recalls = len(recalls)
-	var memIDs []int64
-	for _, r := range recalls {
-		memIDs = append(memIDs, r.ResultIDs[:min(len(r.ResultIDs), HealthTopResults)]...)
-	}
-	slices.Sort(memIDs)
-	memIDs = slices.Compact(memIDs)
-	names, err := q.AdminMentionNames(ctx, db.AdminMentionNamesParams{TenantID: tenant, MemoryIds: nonNil(memIDs)})
-	if err != nil {
-		return interpretError("reading mentioned entities", err)
-	}
-	entsOf := map[int64][]int64{}
-	nameOf := map[int64]string{}
-	for _, n := range names {
-		entsOf[n.MemoryID] = append(entsOf[n.MemoryID], n.EntityID)
-		nameOf[n.EntityID] = n.Name
-	}
-	queries := make([]curiosity.Query, len(recalls))
-	topicQueries := map[int64][]int{}
-	for i, r := range recalls {
-		top := 0.0
-		if r.TopScore != nil {
-			top = clamp(*r.TopScore, 0, 1)
-		}
-		queries[i] = curiosity.Query{At: r.CreatedAt, Success: r.Success != nil && *r.Success, TopScore: top}
-		placed := map[int64]bool{}
-		for _, m := range r.ResultIDs[:min(len(r.ResultIDs), HealthTopResults)] {
-			for _, e := range entsOf[m] {
-				if !placed[e] {
-					placed[e] = true
-					topicQueries[e] = append(topicQueries[e], i)
-				}
-			}
-		}
-		if len(placed) == 0 {
-			out.Unplaced++
-			if len(r.ResultIDs) == 0 {
-				out.Empty++
-			}
-		}
-	}
-	ents := make([]int64, 0, len(topicQueries))
-	for e := range topicQueries {
-		ents = append(ents, e)
-	}
-	slices.SortFunc(ents, func(a, b int64) int {
-		return cmp.Or(cmp.Compare(len(topicQueries[b]), len(topicQueries[a])), cmp.Compare(a, b))
-	})
-	if len(ents) > HealthTopics {
-		ents = ents[:HealthTopics]
-	}
-	if len(ents) == 0 {
-		return nil
-	}
-	facts, err := q.AdminEntityFacts(ctx, db.AdminEntityFactsParams{TenantID: tenant, EntityIds: ents})
-	if err != nil {
-		return interpretError("counting facts per entity", err)
-	}
-	factOf := map[int64]db.AdminEntityFactsRow{}
-	for _, f := range facts {
-		factOf[f.EntityID] = f
-	}
-	topics := make([]curiosity.Topic, 0, len(ents))
-	stats := make([]curiosity.Stats, 0, len(ents))
-	for _, e := range ents {
-		topics = append(topics, curiosity.Topic{ID: "e:" + strconv.FormatInt(e, 10), Label: nameOf[e], Queries: topicQueries[e]})
-		f := factOf[e]
-		stats = append(stats, curiosity.Stats{Facts: int(f.Facts), MeanConfidence: clamp(f.MeanConfidence, 0, 1)})
-	}
-	gaps, err := curiosity.Score(queries, topics, stats, nil)
-	if err != nil {
-		return fmt.Errorf("error scoring knowledge gaps: %w", err)
-	}
-	out.Gaps = gaps
-	return nil
 }
 
 // slope returns the least-squares slope of ys over xs (0 for fewer than two points).

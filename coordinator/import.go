@@ -161,6 +161,9 @@ type record struct {
 	men  *MentionRecord
 	edge *EdgeRecord
 	link *LinkRecord
+	rl   *ReviewLogRecord
+	ev   *EvidenceRecord
+	rc   *ReconsolidationRecord
 	key  string // memory key
 }
 
@@ -207,10 +210,19 @@ func parseRecord(line int, b []byte) (*record, error) {
 	case RecordLink:
 		r.link = &LinkRecord{}
 		err = decodeStrict(b, r.link)
+	case RecordReviewLog:
+		r.rl = &ReviewLogRecord{}
+		err = decodeStrict(b, r.rl)
+	case RecordEvidence:
+		r.ev = &EvidenceRecord{}
+		err = decodeStrict(b, r.ev)
+	case RecordReconsolidation:
+		r.rc = &ReconsolidationRecord{}
+		err = decodeStrict(b, r.rc)
 	case "":
-		return nil, errors.New(`no "type" field (want header, session, entity, memory, mention, edge or link)`)
+		return nil, errors.New(`no "type" field (want header, session, entity, memory, mention, edge, link, review_log, evidence or reconsolidation)`)
 	default:
-		return nil, fmt.Errorf("unknown record type %q (want header, session, entity, memory, mention, edge or link)", truncate(t.Type, 40))
+		return nil, fmt.Errorf("unknown record type %q (want header, session, entity, memory, mention, edge, link, review_log, evidence or reconsolidation)", truncate(t.Type, 40))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("bad %s record: %w", t.Type, err)
@@ -611,8 +623,134 @@ func (im *importer) check(rec *record) error {
 			return errors.New("link created_at is missing")
 		}
 		return checkUnit("link weight", l.Weight, 0, 10)
+	case RecordReviewLog:
+		r := rec.rl
+		im.rep.Records.ReviewLogs++
+		if _, ok := im.memIDs[r.MemoryID]; !ok {
+			return fmt.Errorf("review of memory %d, which no earlier line defines", r.MemoryID)
+		}
+		if r.Grade < 1 || r.Grade > 4 || r.StateBefore < 0 || r.StateBefore > 3 {
+			return fmt.Errorf("review grade must be in [1, 4] and state_before in [0, 3], got %d and %d", r.Grade, r.StateBefore)
+		}
+		if r.ReviewedAt.IsZero() {
+			return errors.New("review reviewed_at is missing")
+		}
+		if err := checkUnit("review interval_days", r.IntervalDays, 0, math.MaxFloat64); err != nil {
+			return err
+		}
+		if err := checkOptUnit("review vmpfc_pe", r.VmpfcPE, 0, 2); err != nil {
+			return err
+		}
+		return checkOptUnit("review multiplier", r.Multiplier, 0.3, 2)
+	case RecordEvidence:
+		v := rec.ev
+		im.rep.Records.Evidence++
+		if _, ok := im.memIDs[v.MemoryID]; !ok {
+			return fmt.Errorf("evidence on memory %d, which no earlier line defines", v.MemoryID)
+		}
+		if _, ok := im.memIDs[v.SourceMemoryID]; v.SourceMemoryID != 0 && !ok {
+			return fmt.Errorf("evidence from memory %d, which no earlier line defines", v.SourceMemoryID)
+		}
+		if !evidenceKinds[v.Kind] {
+			return fmt.Errorf("unknown evidence kind %q (want confirm, contradict, prior or propagated)", truncate(v.Kind, 40))
+		}
+		if math.IsNaN(v.Weight) || v.Weight <= 0 || v.Weight > 100 {
+			return fmt.Errorf("evidence weight must be in (0, 100], got %v", v.Weight)
+		}
+		if len(v.Source) > 100 {
+			return errors.New("evidence source longer than 100 bytes")
+		}
+		if v.CreatedAt.IsZero() {
+			return errors.New("evidence created_at is missing")
+		}
+		return nil
+	case RecordReconsolidation:
+		e := rec.rc
+		im.rep.Records.Reconsolidations++
+		for _, id := range []int64{e.MemoryID, e.TriggerID, e.ResultID} {
+			if _, ok := im.memIDs[id]; (id != 0 || e.MemoryID == 0) && !ok {
+				return fmt.Errorf("reconsolidation event refers to memory %d, which no earlier line defines", id)
+			}
+		}
+		if !db.ZbReconsolidationMode(e.Mode).Valid() {
+			return fmt.Errorf("unknown reconsolidation mode %q", truncate(e.Mode, 40))
+		}
+		if err := checkUnit("reconsolidation raw_pe", e.RawPE, 0, 1.2); err != nil {
+			return err
+		}
+		if err := checkUnit("reconsolidation effective_pe", e.EffectivePE, 0, 3); err != nil {
+			return err
+		}
+		var snap map[string]json.RawMessage
+		if err := json.Unmarshal(e.Snapshot, &snap); err != nil || snap == nil {
+			return errors.New("reconsolidation snapshot must be a JSON object")
+		}
+		if e.NewContent != nil && len(*e.NewContent) > maxImportContent {
+			return fmt.Errorf("reconsolidation new_content longer than %d bytes", maxImportContent)
+		}
+		if e.AppliedAt.IsZero() {
+			return errors.New("reconsolidation applied_at is missing")
+		}
+		if e.RolledBackAt != nil && e.RolledBackAt.Before(e.AppliedAt) {
+			return errors.New("reconsolidation rolled_back_at is before applied_at")
+		}
+		if (e.RolledBackAt == nil) != (e.RollbackReason == nil) {
+			return errors.New("reconsolidation rolled_back_at and rollback_reason go together")
+		}
+		return nil
 	}
 	return nil
+}
+
+// evidenceKinds are the kinds of zb.confidence_evidence.
+var evidenceKinds = map[string]bool{"confirm": true, "contradict": true, "prior": true, "propagated": true}
+
+// maxImportContent bounds a reconsolidation event's new content (the table's content limit).
+const maxImportContent = 1 << 20
+
+// remapSnapshot rewrites the memory ids a reconsolidation snapshot holds (row.source_ids, the
+// link's source_id and target_id) from the file's ids to the tenant's; ids that map to nothing
+// are dropped (a link without both ends is dropped).
+func remapSnapshot(raw json.RawMessage, mapMem func(int64) (int64, bool)) (json.RawMessage, error) {
+	var snap map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &snap); err != nil {
+		return nil, err
+	}
+	if rowRaw, ok := snap["row"]; ok {
+		var row map[string]json.RawMessage
+		if err := json.Unmarshal(rowRaw, &row); err == nil && row != nil {
+			if srcRaw, ok := row["source_ids"]; ok {
+				var ids []int64
+				if err := json.Unmarshal(srcRaw, &ids); err == nil {
+					out := []int64{}
+					for _, id := range ids {
+						if v, ok := mapMem(id); ok {
+							out = append(out, v)
+						}
+					}
+					row["source_ids"] = mustJSON(out)
+					snap["row"] = mustJSON(row)
+				}
+			}
+		}
+	}
+	if linkRaw, ok := snap["link"]; ok && string(linkRaw) != "null" {
+		var l map[string]json.RawMessage
+		if err := json.Unmarshal(linkRaw, &l); err == nil && l != nil {
+			var s, t int64
+			_ = json.Unmarshal(l["source_id"], &s)
+			_ = json.Unmarshal(l["target_id"], &t)
+			ms, ok1 := mapMem(s)
+			mt, ok2 := mapMem(t)
+			if ok1 && ok2 {
+				l["source_id"], l["target_id"] = mustJSON(ms), mustJSON(mt)
+				snap["link"] = mustJSON(l)
+			} else {
+				delete(snap, "link")
+			}
+		}
+	}
+	return mustJSON(snap), nil
 }
 
 func (im *importer) checkMemory(rec *record) error {
@@ -992,6 +1130,59 @@ func (im *importer) writeBatch(ctx context.Context, recs []*record) error {
 					return lineErr(err)
 				}
 				counts.Links++
+			case RecordReviewLog:
+				l := r.rl
+				mid, ok := mapMem(l.MemoryID)
+				if !ok {
+					continue
+				}
+				n, err := q.ImportReviewLogInsert(ctx, db.ImportReviewLogInsertParams{TenantID: tenant, MemoryID: mid, Grade: l.Grade,
+					ReviewedAt: l.ReviewedAt, StateBefore: l.StateBefore, IntervalDays: l.IntervalDays, VmpfcPe: l.VmpfcPE,
+					Multiplier: l.Multiplier})
+				if err != nil {
+					return lineErr(err)
+				}
+				counts.ReviewLogs += n
+			case RecordEvidence:
+				v := r.ev
+				mid, ok := mapMem(v.MemoryID)
+				if !ok {
+					continue
+				}
+				var src *int64
+				if s, ok := mapMem(v.SourceMemoryID); ok && v.SourceMemoryID != 0 {
+					src = &s
+				}
+				n, err := q.ImportEvidenceInsert(ctx, db.ImportEvidenceInsertParams{TenantID: tenant, MemoryID: mid, Kind: v.Kind,
+					Weight: v.Weight, Source: cmp.Or(v.Source, "system"), SourceMemoryID: src, CreatedAt: v.CreatedAt})
+				if err != nil {
+					return lineErr(err)
+				}
+				counts.Evidence += n
+			case RecordReconsolidation:
+				e := r.rc
+				mid, ok := mapMem(e.MemoryID)
+				if !ok {
+					continue
+				}
+				opt := func(id int64) *int64 {
+					if v, ok := mapMem(id); ok && id != 0 {
+						return &v
+					}
+					return nil
+				}
+				snap, err := remapSnapshot(e.Snapshot, mapMem)
+				if err != nil {
+					return &LineError{Line: r.line, Err: fmt.Errorf("%w: reconsolidation snapshot: %w", ErrInvalidInput, err)}
+				}
+				n, err := q.ImportReconsolidationInsert(ctx, db.ImportReconsolidationInsertParams{TenantID: tenant, MemoryID: mid,
+					TriggerID: opt(e.TriggerID), ResultID: opt(e.ResultID), Mode: db.ZbReconsolidationMode(e.Mode), RawPe: e.RawPE,
+					EffectivePe: e.EffectivePE, Contradiction: e.Contradiction, Blocked: e.Blocked, Snapshot: snap,
+					NewContent: e.NewContent, AppliedAt: e.AppliedAt, RolledBackAt: e.RolledBackAt, RollbackReason: e.RollbackReason})
+				if err != nil {
+					return lineErr(err)
+				}
+				counts.Reconsolidations += n
 			}
 		}
 		var params []river.InsertManyParams
@@ -1023,15 +1214,7 @@ func (im *importer) writeBatch(ctx context.Context, recs []*record) error {
 		im.entMap[k] = v
 	}
 	im.relinks = append(im.relinks, relinkAdd...)
-	add := func(a *ExportCounts, b ExportCounts) {
-		a.Sessions += b.Sessions
-		a.Entities += b.Entities
-		a.Memories += b.Memories
-		a.Mentions += b.Mentions
-		a.Edges += b.Edges
-		a.Links += b.Links
-	}
-	add(&im.rep.Imported, counts)
+	im.rep.Imported.add(counts)
 	im.rep.Existing += existing
 	im.rep.EmbeddingsKept += kept
 	im.rep.EmbeddingsQueued += queued

@@ -132,7 +132,9 @@ func (c *Coordinator) Derive(ctx context.Context, args jobs.DeriveArgs, hook TxH
 	rep := &DeriveReport{Derived: []int64{}}
 	ids := slices.Clone(args.MemoryIDs)
 	if args.Pending {
-		pend, err := c.q.LcUnderivedIDs(ctx, db.LcUnderivedIDsParams{TenantID: tenant, K: int32(DeriveMaxPerCall + 1)})
+		pend, err := tenantRead(ctx, c, tenant, func(q *db.Queries) ([]int64, error) {
+			return q.LcUnderivedIDs(ctx, db.LcUnderivedIDsParams{TenantID: tenant, K: int32(DeriveMaxPerCall + 1)})
+		})
 		if err != nil {
 			return nil, interpretError("listing underived memories", err)
 		}
@@ -150,8 +152,11 @@ func (c *Coordinator) Derive(ctx context.Context, args jobs.DeriveArgs, hook TxH
 	ids = slices.Compact(ids)
 	rep.Requested = len(ids)
 
-	// Embeddings, outside any transaction.
-	reads, err := c.q.LcDeriveRead(ctx, db.LcDeriveReadParams{TenantID: tenant, Ids: nonNil(ids)})
+	// Embeddings, outside the lifecycle transaction (the read is bound to the tenant, like every
+	// read of tenant rows: row-level security keys on it).
+	reads, err := tenantRead(ctx, c, tenant, func(q *db.Queries) ([]db.LcDeriveReadRow, error) {
+		return q.LcDeriveRead(ctx, db.LcDeriveReadParams{TenantID: tenant, Ids: nonNil(ids)})
+	})
 	if err != nil {
 		return nil, interpretError("reading memories to derive", err)
 	}

@@ -72,6 +72,10 @@ type SleepReport struct {
 	More bool `json:"more,omitempty"`
 	// Disabled reports that sim_selection_sleep and dual_process are both off for the tenant.
 	Disabled bool `json:"disabled,omitempty"`
+	// MetacogEvents is the number of metacognitive events recorded: every sleep run first
+	// assesses the recall log with the metacognitive monitor [metacog_monitor] (0 when the
+	// log did not change since the last assessment; see metacog.go).
+	MetacogEvents int `json:"metacog_events,omitempty"`
 	// Seed is the planner's seed.
 	Seed uint32 `json:"seed"`
 	// Episodes is the number of recent real episodes; Counterfactuals the generated candidates.
@@ -191,6 +195,9 @@ func (c *Coordinator) Sleep(ctx context.Context, tenant string, opts *SleepOpts,
 			return err
 		}
 		if err := c.sleepHook(ctx, q, tenant, sw, now); err != nil { // stc_rescue sweep
+			return err
+		}
+		if rep.MetacogEvents, err = c.metacogAssess(ctx, q, tenant, sw, now); err != nil { // metacog.go
 			return err
 		}
 		if !sw.enabled("sim_selection_sleep") && !sw.enabled("dual_process") {

@@ -32,12 +32,17 @@ var (
 	// approval is attempted without an approved request. The error is an *ApprovalRequiredError
 	// when a request was queued.
 	ErrApprovalRequired = errors.New("approval required")
+	// ErrSelfApproval is returned when the actor who requested an approval tries to approve it:
+	// another operator must (separation of duties; SQLSTATE ZB003 in the database). It wraps
+	// ErrForbidden.
+	ErrSelfApproval = fmt.Errorf("%w: the requester of an approval cannot approve it", ErrForbidden)
 )
 
 // SQLSTATEs raised by migration 0012.
 const (
 	sqlStateConsentRequired  = "ZB001"
 	sqlStateApprovalRequired = "ZB002"
+	sqlStateSelfApproval     = "ZB003"
 )
 
 // txBeginner is what pgx.BeginFunc needs: a pool, a pooled connection or a connection.
@@ -110,6 +115,8 @@ func governanceError(err error) error {
 		return fmt.Errorf("%w: %w", ErrConsentRequired, err)
 	case sqlStateApprovalRequired:
 		return fmt.Errorf("%w: %w", ErrApprovalRequired, err)
+	case sqlStateSelfApproval:
+		return fmt.Errorf("%w: %w", ErrSelfApproval, err)
 	case pgerrcode.InsufficientPrivilege:
 		return fmt.Errorf("%w: %w", ErrForbidden, err)
 	}

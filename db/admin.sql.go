@@ -11,48 +11,6 @@ import (
 	"time"
 )
 
-const adminEntityFacts = `-- name: AdminEntityFacts :many
-SELECT mn.entity_id, count(*)::bigint AS facts, avg(m.conf_alpha / (m.conf_alpha + m.conf_beta))::double precision AS mean_confidence
-FROM zb.mention mn
-JOIN zb.memory m ON m.tenant_id = mn.tenant_id AND m.id = mn.memory_id
-WHERE mn.tenant_id = $1::text AND mn.entity_id = ANY ($2::bigint[])
-  AND m.status = 'active' AND m.layer = 'semantic'
-GROUP BY mn.entity_id
-`
-
-type AdminEntityFactsParams struct {
-	TenantID  string  `json:"tenant_id"`
-	EntityIds []int64 `json:"entity_ids"`
-}
-
-type AdminEntityFactsRow struct {
-	EntityID       int64   `json:"entity_id"`
-	Facts          int64   `json:"facts"`
-	MeanConfidence float64 `json:"mean_confidence"`
-}
-
-// AdminEntityFacts returns, per entity, the number of active semantic memories mentioning it and
-// their mean Beta confidence α/(α + β).
-func (q *Queries) AdminEntityFacts(ctx context.Context, arg AdminEntityFactsParams) ([]AdminEntityFactsRow, error) {
-	rows, err := q.db.Query(ctx, adminEntityFacts, arg.TenantID, arg.EntityIds)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []AdminEntityFactsRow
-	for rows.Next() {
-		var i AdminEntityFactsRow
-		if err := rows.Scan(&i.EntityID, &i.Facts, &i.MeanConfidence); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const adminMemoryStatus = `-- name: AdminMemoryStatus :one
 SELECT layer, status, access_count FROM zb.memory WHERE tenant_id = $1::text AND id = $2::bigint
 `
@@ -74,46 +32,6 @@ func (q *Queries) AdminMemoryStatus(ctx context.Context, arg AdminMemoryStatusPa
 	var i AdminMemoryStatusRow
 	err := row.Scan(&i.Layer, &i.Status, &i.AccessCount)
 	return i, err
-}
-
-const adminMentionNames = `-- name: AdminMentionNames :many
-SELECT mn.memory_id, e.id AS entity_id, e.name
-FROM zb.mention mn
-JOIN zb.entity e ON e.tenant_id = mn.tenant_id AND e.id = mn.entity_id
-WHERE mn.tenant_id = $1::text AND mn.memory_id = ANY ($2::bigint[])
-ORDER BY mn.memory_id, e.id
-`
-
-type AdminMentionNamesParams struct {
-	TenantID  string  `json:"tenant_id"`
-	MemoryIds []int64 `json:"memory_ids"`
-}
-
-type AdminMentionNamesRow struct {
-	MemoryID int64  `json:"memory_id"`
-	EntityID int64  `json:"entity_id"`
-	Name     string `json:"name"`
-}
-
-// AdminMentionNames returns the entities the given memories mention, with their names.
-func (q *Queries) AdminMentionNames(ctx context.Context, arg AdminMentionNamesParams) ([]AdminMentionNamesRow, error) {
-	rows, err := q.db.Query(ctx, adminMentionNames, arg.TenantID, arg.MemoryIds)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []AdminMentionNamesRow
-	for rows.Next() {
-		var i AdminMentionNamesRow
-		if err := rows.Scan(&i.MemoryID, &i.EntityID, &i.Name); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
 }
 
 const adminMetacogEvents = `-- name: AdminMetacogEvents :many
@@ -155,56 +73,6 @@ func (q *Queries) AdminMetacogEvents(ctx context.Context, arg AdminMetacogEvents
 			&i.Value,
 			&i.Alert,
 			&i.Detail,
-			&i.CreatedAt,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const adminRecallLog = `-- name: AdminRecallLog :many
-SELECT id, query_class, result_ids, top_score, success, created_at
-FROM zb.recall_event
-WHERE tenant_id = $1::text
-ORDER BY created_at DESC, id DESC
-LIMIT $2::int
-`
-
-type AdminRecallLogParams struct {
-	TenantID string `json:"tenant_id"`
-	K        int32  `json:"k"`
-}
-
-type AdminRecallLogRow struct {
-	ID         int64     `json:"id"`
-	QueryClass string    `json:"query_class"`
-	ResultIDs  []int64   `json:"result_ids"`
-	TopScore   *float64  `json:"top_score"`
-	Success    *bool     `json:"success"`
-	CreatedAt  time.Time `json:"created_at"`
-}
-
-// AdminRecallLog returns a tenant's last k recall events, newest first.
-func (q *Queries) AdminRecallLog(ctx context.Context, arg AdminRecallLogParams) ([]AdminRecallLogRow, error) {
-	rows, err := q.db.Query(ctx, adminRecallLog, arg.TenantID, arg.K)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []AdminRecallLogRow
-	for rows.Next() {
-		var i AdminRecallLogRow
-		if err := rows.Scan(
-			&i.ID,
-			&i.QueryClass,
-			&i.ResultIDs,
-			&i.TopScore,
-			&i.Success,
 			&i.CreatedAt,
 		); err != nil {
 			return nil, err

@@ -25,16 +25,25 @@ SELECT (SELECT count(*) FROM zb.session s WHERE s.tenant_id = $1::text)::bigint 
        (SELECT count(*) FROM zb.memory_link l
         JOIN zb.memory a ON a.tenant_id = l.tenant_id AND a.id = l.source_id
         JOIN zb.memory b ON b.tenant_id = l.tenant_id AND b.id = l.target_id
-        WHERE l.tenant_id = $1::text AND a.status <> 'erased' AND b.status <> 'erased')::bigint AS links
+        WHERE l.tenant_id = $1::text AND a.status <> 'erased' AND b.status <> 'erased')::bigint AS links,
+       (SELECT count(*) FROM zb.review_log r JOIN zb.memory m ON m.tenant_id = r.tenant_id AND m.id = r.memory_id
+        WHERE r.tenant_id = $1::text AND m.status <> 'erased')::bigint AS review_logs,
+       (SELECT count(*) FROM zb.confidence_evidence v JOIN zb.memory m ON m.tenant_id = v.tenant_id AND m.id = v.memory_id
+        WHERE v.tenant_id = $1::text AND m.status <> 'erased')::bigint AS evidence,
+       (SELECT count(*) FROM zb.reconsolidation_event e JOIN zb.memory m ON m.tenant_id = e.tenant_id AND m.id = e.memory_id
+        WHERE e.tenant_id = $1::text AND m.status <> 'erased')::bigint AS reconsolidations
 `
 
 type ExportCountsRow struct {
-	Sessions int64 `json:"sessions"`
-	Entities int64 `json:"entities"`
-	Memories int64 `json:"memories"`
-	Mentions int64 `json:"mentions"`
-	Edges    int64 `json:"edges"`
-	Links    int64 `json:"links"`
+	Sessions         int64 `json:"sessions"`
+	Entities         int64 `json:"entities"`
+	Memories         int64 `json:"memories"`
+	Mentions         int64 `json:"mentions"`
+	Edges            int64 `json:"edges"`
+	Links            int64 `json:"links"`
+	ReviewLogs       int64 `json:"review_logs"`
+	Evidence         int64 `json:"evidence"`
+	Reconsolidations int64 `json:"reconsolidations"`
 }
 
 // Export and import of a tenant (coordinator/export.go, coordinator/import.go).
@@ -49,6 +58,9 @@ func (q *Queries) ExportCounts(ctx context.Context, tenantID string) (ExportCoun
 		&i.Mentions,
 		&i.Edges,
 		&i.Links,
+		&i.ReviewLogs,
+		&i.Evidence,
+		&i.Reconsolidations,
 	)
 	return i, err
 }
@@ -140,6 +152,55 @@ func (q *Queries) ExportEntities(ctx context.Context, tenantID string) ([]Export
 			&i.MentionCount,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const exportEvidence = `-- name: ExportEvidence :many
+SELECT v.id, v.memory_id, v.kind, v.weight, v.source, s.id AS source_memory_id, v.created_at
+FROM zb.confidence_evidence v
+JOIN zb.memory m ON m.tenant_id = v.tenant_id AND m.id = v.memory_id
+LEFT JOIN zb.memory s ON s.tenant_id = v.tenant_id AND s.id = v.source_memory_id AND s.status <> 'erased'
+WHERE v.tenant_id = $1::text AND m.status <> 'erased'
+ORDER BY v.memory_id, v.created_at, v.id
+`
+
+type ExportEvidenceRow struct {
+	ID             int64     `json:"id"`
+	MemoryID       int64     `json:"memory_id"`
+	Kind           string    `json:"kind"`
+	Weight         float64   `json:"weight"`
+	Source         string    `json:"source"`
+	SourceMemoryID *int64    `json:"source_memory_id"`
+	CreatedAt      time.Time `json:"created_at"`
+}
+
+// ExportEvidence returns the confidence evidence of a tenant's memories that are not erased, by
+// memory and time; a source memory that is erased is left out (NULL).
+func (q *Queries) ExportEvidence(ctx context.Context, tenantID string) ([]ExportEvidenceRow, error) {
+	rows, err := q.db.Query(ctx, exportEvidence, tenantID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ExportEvidenceRow
+	for rows.Next() {
+		var i ExportEvidenceRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.MemoryID,
+			&i.Kind,
+			&i.Weight,
+			&i.Source,
+			&i.SourceMemoryID,
+			&i.CreatedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -449,6 +510,123 @@ func (q *Queries) ExportMentionPage(ctx context.Context, arg ExportMentionPagePa
 	return items, nil
 }
 
+const exportReconsolidations = `-- name: ExportReconsolidations :many
+SELECT e.id, e.memory_id, tr.id AS trigger_id, rs.id AS result_id,
+       e.mode, e.raw_pe, e.effective_pe, e.contradiction, e.blocked, e.snapshot, e.new_content, e.applied_at,
+       e.rolled_back_at, e.rollback_reason
+FROM zb.reconsolidation_event e
+JOIN zb.memory m ON m.tenant_id = e.tenant_id AND m.id = e.memory_id
+LEFT JOIN zb.memory tr ON tr.tenant_id = e.tenant_id AND tr.id = e.trigger_id AND tr.status <> 'erased'
+LEFT JOIN zb.memory rs ON rs.tenant_id = e.tenant_id AND rs.id = e.result_id AND rs.status <> 'erased'
+WHERE e.tenant_id = $1::text AND m.status <> 'erased'
+ORDER BY e.memory_id, e.applied_at, e.id
+`
+
+type ExportReconsolidationsRow struct {
+	ID             int64                 `json:"id"`
+	MemoryID       int64                 `json:"memory_id"`
+	TriggerID      *int64                `json:"trigger_id"`
+	ResultID       *int64                `json:"result_id"`
+	Mode           ZbReconsolidationMode `json:"mode"`
+	RawPe          float64               `json:"raw_pe"`
+	EffectivePe    float64               `json:"effective_pe"`
+	Contradiction  bool                  `json:"contradiction"`
+	Blocked        bool                  `json:"blocked"`
+	Snapshot       json.RawMessage       `json:"snapshot"`
+	NewContent     *string               `json:"new_content"`
+	AppliedAt      time.Time             `json:"applied_at"`
+	RolledBackAt   *time.Time            `json:"rolled_back_at"`
+	RollbackReason *string               `json:"rollback_reason"`
+}
+
+// ExportReconsolidations returns the reconsolidation events of a tenant's memories that are not
+// erased, with their snapshots, by memory and time; a trigger or result memory that is erased
+// is left out (NULL).
+func (q *Queries) ExportReconsolidations(ctx context.Context, tenantID string) ([]ExportReconsolidationsRow, error) {
+	rows, err := q.db.Query(ctx, exportReconsolidations, tenantID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ExportReconsolidationsRow
+	for rows.Next() {
+		var i ExportReconsolidationsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.MemoryID,
+			&i.TriggerID,
+			&i.ResultID,
+			&i.Mode,
+			&i.RawPe,
+			&i.EffectivePe,
+			&i.Contradiction,
+			&i.Blocked,
+			&i.Snapshot,
+			&i.NewContent,
+			&i.AppliedAt,
+			&i.RolledBackAt,
+			&i.RollbackReason,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const exportReviewLogs = `-- name: ExportReviewLogs :many
+SELECT r.id, r.memory_id, r.grade, r.reviewed_at, r.state_before, r.interval_days, r.vmpfc_pe, r.multiplier
+FROM zb.review_log r
+JOIN zb.memory m ON m.tenant_id = r.tenant_id AND m.id = r.memory_id
+WHERE r.tenant_id = $1::text AND m.status <> 'erased'
+ORDER BY r.memory_id, r.reviewed_at, r.id
+`
+
+type ExportReviewLogsRow struct {
+	ID           int64     `json:"id"`
+	MemoryID     int64     `json:"memory_id"`
+	Grade        int16     `json:"grade"`
+	ReviewedAt   time.Time `json:"reviewed_at"`
+	StateBefore  int16     `json:"state_before"`
+	IntervalDays float64   `json:"interval_days"`
+	VmpfcPe      *float64  `json:"vmpfc_pe"`
+	Multiplier   *float64  `json:"multiplier"`
+}
+
+// ExportReviewLogs returns the FSRS review history of a tenant's memories that are not erased,
+// by memory and time.
+func (q *Queries) ExportReviewLogs(ctx context.Context, tenantID string) ([]ExportReviewLogsRow, error) {
+	rows, err := q.db.Query(ctx, exportReviewLogs, tenantID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ExportReviewLogsRow
+	for rows.Next() {
+		var i ExportReviewLogsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.MemoryID,
+			&i.Grade,
+			&i.ReviewedAt,
+			&i.StateBefore,
+			&i.IntervalDays,
+			&i.VmpfcPe,
+			&i.Multiplier,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const exportSessions = `-- name: ExportSessions :many
 SELECT id, context, started_at, last_activity_at, ended_at, consolidated_at, metadata
 FROM zb.session
@@ -606,6 +784,44 @@ func (q *Queries) ImportEntityUpsert(ctx context.Context, arg ImportEntityUpsert
 	var id int64
 	err := row.Scan(&id)
 	return id, err
+}
+
+const importEvidenceInsert = `-- name: ImportEvidenceInsert :execrows
+INSERT INTO zb.confidence_evidence (tenant_id, memory_id, kind, weight, source, source_memory_id, created_at)
+SELECT $1::text, $2::bigint, $3::text, $4::float8, $5::text, $6::bigint,
+       $7::timestamptz
+WHERE NOT EXISTS (
+    SELECT 1 FROM zb.confidence_evidence v
+    WHERE v.tenant_id = $1::text AND v.memory_id = $2::bigint AND v.kind = $3::text
+      AND v.source = $5::text AND v.created_at = $7::timestamptz)
+`
+
+type ImportEvidenceInsertParams struct {
+	TenantID       string    `json:"tenant_id"`
+	MemoryID       int64     `json:"memory_id"`
+	Kind           string    `json:"kind"`
+	Weight         float64   `json:"weight"`
+	Source         string    `json:"source"`
+	SourceMemoryID *int64    `json:"source_memory_id"`
+	CreatedAt      time.Time `json:"created_at"`
+}
+
+// ImportEvidenceInsert adds one piece of confidence evidence of an imported memory unless the
+// same one (memory, kind, source, time) is there already.
+func (q *Queries) ImportEvidenceInsert(ctx context.Context, arg ImportEvidenceInsertParams) (int64, error) {
+	result, err := q.db.Exec(ctx, importEvidenceInsert,
+		arg.TenantID,
+		arg.MemoryID,
+		arg.Kind,
+		arg.Weight,
+		arg.Source,
+		arg.SourceMemoryID,
+		arg.CreatedAt,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const importKeyInsert = `-- name: ImportKeyInsert :exec
@@ -936,6 +1152,101 @@ func (q *Queries) ImportProcedureInsert(ctx context.Context, arg ImportProcedure
 		arg.LastUsedAt,
 	)
 	return err
+}
+
+const importReconsolidationInsert = `-- name: ImportReconsolidationInsert :execrows
+INSERT INTO zb.reconsolidation_event (tenant_id, memory_id, trigger_id, result_id, mode, raw_pe, effective_pe, contradiction,
+                                      blocked, snapshot, new_content, applied_at, rolled_back_at, rollback_reason)
+SELECT $1::text, $2::bigint, $3::bigint, $4::bigint,
+       $5::zb.reconsolidation_mode, $6::float8, $7::float8, $8::boolean, $9::boolean,
+       $10::jsonb, $11::text, $12::timestamptz, $13::timestamptz,
+       $14::text
+WHERE NOT EXISTS (
+    SELECT 1 FROM zb.reconsolidation_event e
+    WHERE e.tenant_id = $1::text AND e.memory_id = $2::bigint AND e.applied_at = $12::timestamptz
+      AND e.mode = $5::zb.reconsolidation_mode)
+`
+
+type ImportReconsolidationInsertParams struct {
+	TenantID       string                `json:"tenant_id"`
+	MemoryID       int64                 `json:"memory_id"`
+	TriggerID      *int64                `json:"trigger_id"`
+	ResultID       *int64                `json:"result_id"`
+	Mode           ZbReconsolidationMode `json:"mode"`
+	RawPe          float64               `json:"raw_pe"`
+	EffectivePe    float64               `json:"effective_pe"`
+	Contradiction  bool                  `json:"contradiction"`
+	Blocked        bool                  `json:"blocked"`
+	Snapshot       json.RawMessage       `json:"snapshot"`
+	NewContent     *string               `json:"new_content"`
+	AppliedAt      time.Time             `json:"applied_at"`
+	RolledBackAt   *time.Time            `json:"rolled_back_at"`
+	RollbackReason *string               `json:"rollback_reason"`
+}
+
+// ImportReconsolidationInsert adds one reconsolidation event of an imported memory unless the
+// same one (memory, time, mode) is there already.
+func (q *Queries) ImportReconsolidationInsert(ctx context.Context, arg ImportReconsolidationInsertParams) (int64, error) {
+	result, err := q.db.Exec(ctx, importReconsolidationInsert,
+		arg.TenantID,
+		arg.MemoryID,
+		arg.TriggerID,
+		arg.ResultID,
+		arg.Mode,
+		arg.RawPe,
+		arg.EffectivePe,
+		arg.Contradiction,
+		arg.Blocked,
+		arg.Snapshot,
+		arg.NewContent,
+		arg.AppliedAt,
+		arg.RolledBackAt,
+		arg.RollbackReason,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const importReviewLogInsert = `-- name: ImportReviewLogInsert :execrows
+INSERT INTO zb.review_log (tenant_id, memory_id, grade, reviewed_at, state_before, interval_days, vmpfc_pe, multiplier)
+SELECT $1::text, $2::bigint, $3::smallint, $4::timestamptz, $5::smallint,
+       $6::float8, $7::float8, $8::float8
+WHERE NOT EXISTS (
+    SELECT 1 FROM zb.review_log r
+    WHERE r.tenant_id = $1::text AND r.memory_id = $2::bigint AND r.reviewed_at = $4::timestamptz
+      AND r.grade = $3::smallint)
+`
+
+type ImportReviewLogInsertParams struct {
+	TenantID     string    `json:"tenant_id"`
+	MemoryID     int64     `json:"memory_id"`
+	Grade        int16     `json:"grade"`
+	ReviewedAt   time.Time `json:"reviewed_at"`
+	StateBefore  int16     `json:"state_before"`
+	IntervalDays float64   `json:"interval_days"`
+	VmpfcPe      *float64  `json:"vmpfc_pe"`
+	Multiplier   *float64  `json:"multiplier"`
+}
+
+// ImportReviewLogInsert adds one review of an imported memory unless the same review (memory,
+// time, grade) is there already: importing twice writes it once.
+func (q *Queries) ImportReviewLogInsert(ctx context.Context, arg ImportReviewLogInsertParams) (int64, error) {
+	result, err := q.db.Exec(ctx, importReviewLogInsert,
+		arg.TenantID,
+		arg.MemoryID,
+		arg.Grade,
+		arg.ReviewedAt,
+		arg.StateBefore,
+		arg.IntervalDays,
+		arg.VmpfcPe,
+		arg.Multiplier,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const importReviewStateInsert = `-- name: ImportReviewStateInsert :exec

@@ -75,27 +75,3 @@ func (q *Queries) FeedbackRecallEventMark(ctx context.Context, arg FeedbackRecal
 	}
 	return result.RowsAffected(), nil
 }
-
-const memoryDelete = `-- name: MemoryDelete :one
-DELETE FROM zb.memory WHERE tenant_id = $1::text AND id = $2::bigint
-RETURNING layer, length(content)::int AS content_length
-`
-
-type MemoryDeleteParams struct {
-	TenantID string `json:"tenant_id"`
-	ID       int64  `json:"id"`
-}
-
-type MemoryDeleteRow struct {
-	Layer         ZbMemoryLayer `json:"layer"`
-	ContentLength int32         `json:"content_length"`
-}
-
-// MemoryDelete removes one memory; its review state, copies, mentions, windows, links and
-// reconsolidation events go with it (ON DELETE CASCADE), references to it are cleared.
-func (q *Queries) MemoryDelete(ctx context.Context, arg MemoryDeleteParams) (MemoryDeleteRow, error) {
-	row := q.db.QueryRow(ctx, memoryDelete, arg.TenantID, arg.ID)
-	var i MemoryDeleteRow
-	err := row.Scan(&i.Layer, &i.ContentLength)
-	return i, err
-}

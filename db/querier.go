@@ -11,17 +11,10 @@ import (
 )
 
 type Querier interface {
-	// AdminEntityFacts returns, per entity, the number of active semantic memories mentioning it and
-	// their mean Beta confidence α/(α + β).
-	AdminEntityFacts(ctx context.Context, arg AdminEntityFactsParams) ([]AdminEntityFactsRow, error)
 	// AdminMemoryStatus returns the layer, status and access count of one memory.
 	AdminMemoryStatus(ctx context.Context, arg AdminMemoryStatusParams) (AdminMemoryStatusRow, error)
-	// AdminMentionNames returns the entities the given memories mention, with their names.
-	AdminMentionNames(ctx context.Context, arg AdminMentionNamesParams) ([]AdminMentionNamesRow, error)
 	// AdminMetacogEvents returns up to k metacognitive events of a tenant since a time, newest first.
 	AdminMetacogEvents(ctx context.Context, arg AdminMetacogEventsParams) ([]AdminMetacogEventsRow, error)
-	// AdminRecallLog returns a tenant's last k recall events, newest first.
-	AdminRecallLog(ctx context.Context, arg AdminRecallLogParams) ([]AdminRecallLogRow, error)
 	// AdminReconEventGet returns one reconsolidation event of a tenant (no lock).
 	AdminReconEventGet(ctx context.Context, arg AdminReconEventGetParams) (ZbReconsolidationEvent, error)
 	// AdminReconEventList returns up to k of a tenant's reconsolidation events, newest first, of one
@@ -109,6 +102,9 @@ type Querier interface {
 	ExportEdges(ctx context.Context, tenantID string) ([]ExportEdgesRow, error)
 	// ExportEntities returns a tenant's entities (knowledge-graph nodes) in id order.
 	ExportEntities(ctx context.Context, tenantID string) ([]ExportEntitiesRow, error)
+	// ExportEvidence returns the confidence evidence of a tenant's memories that are not erased, by
+	// memory and time; a source memory that is erased is left out (NULL).
+	ExportEvidence(ctx context.Context, tenantID string) ([]ExportEvidenceRow, error)
 	// ExportLinks returns the links between a tenant's exported memories.
 	ExportLinks(ctx context.Context, tenantID string) ([]ExportLinksRow, error)
 	// ExportMemoryPage returns up to k memories of a tenant after after_id (keyset pagination, erased
@@ -118,6 +114,13 @@ type Querier interface {
 	// ExportMentionPage returns up to k mentions of a tenant's exported memories after
 	// (after_memory, after_entity) in key order.
 	ExportMentionPage(ctx context.Context, arg ExportMentionPageParams) ([]ExportMentionPageRow, error)
+	// ExportReconsolidations returns the reconsolidation events of a tenant's memories that are not
+	// erased, with their snapshots, by memory and time; a trigger or result memory that is erased
+	// is left out (NULL).
+	ExportReconsolidations(ctx context.Context, tenantID string) ([]ExportReconsolidationsRow, error)
+	// ExportReviewLogs returns the FSRS review history of a tenant's memories that are not erased,
+	// by memory and time.
+	ExportReviewLogs(ctx context.Context, tenantID string) ([]ExportReviewLogsRow, error)
 	// ExportSessions returns a tenant's sessions in start order.
 	ExportSessions(ctx context.Context, tenantID string) ([]ExportSessionsRow, error)
 	// FeedbackMemoryUpdate applies usefulness feedback to a memory: a TD(0) step of its value
@@ -139,6 +142,9 @@ type Querier interface {
 	// ImportEntityUpsert writes an imported entity, or finds the tenant's entity with the same
 	// context, normalized name and type, and returns its id.
 	ImportEntityUpsert(ctx context.Context, arg ImportEntityUpsertParams) (int64, error)
+	// ImportEvidenceInsert adds one piece of confidence evidence of an imported memory unless the
+	// same one (memory, kind, source, time) is there already.
+	ImportEvidenceInsert(ctx context.Context, arg ImportEvidenceInsertParams) (int64, error)
 	// ImportKeyInsert records the key a memory was imported under.
 	ImportKeyInsert(ctx context.Context, arg ImportKeyInsertParams) error
 	// ImportKeyLookup returns the memories imported into a tenant under the given keys.
@@ -156,6 +162,12 @@ type Querier interface {
 	ImportMentionInsert(ctx context.Context, arg ImportMentionInsertParams) error
 	// ImportProcedureInsert writes an imported skill's structure and outcome record.
 	ImportProcedureInsert(ctx context.Context, arg ImportProcedureInsertParams) error
+	// ImportReconsolidationInsert adds one reconsolidation event of an imported memory unless the
+	// same one (memory, time, mode) is there already.
+	ImportReconsolidationInsert(ctx context.Context, arg ImportReconsolidationInsertParams) (int64, error)
+	// ImportReviewLogInsert adds one review of an imported memory unless the same review (memory,
+	// time, grade) is there already: importing twice writes it once.
+	ImportReviewLogInsert(ctx context.Context, arg ImportReviewLogInsertParams) (int64, error)
 	// ImportReviewStateInsert writes an imported memory's FSRS card (without its context embedding).
 	ImportReviewStateInsert(ctx context.Context, arg ImportReviewStateInsertParams) error
 	// ImportSessionInsert writes an imported session unless the tenant has it.
@@ -365,9 +377,6 @@ type Querier interface {
 	// MemoryCountByLayerStatus counts a tenant's memories per layer and status (erased tombstones
 	// are not memories any more and are left out).
 	MemoryCountByLayerStatus(ctx context.Context, tenantID string) ([]MemoryCountByLayerStatusRow, error)
-	// MemoryDelete removes one memory; its review state, copies, mentions, windows, links and
-	// reconsolidation events go with it (ON DELETE CASCADE), references to it are cleared.
-	MemoryDelete(ctx context.Context, arg MemoryDeleteParams) (MemoryDeleteRow, error)
 	// MemoryGetByID returns one memory of a tenant.
 	MemoryGetByID(ctx context.Context, arg MemoryGetByIDParams) (ZbMemory, error)
 	// MemoryGetState returns the state of one memory that the coordinator's entry points update.
@@ -417,6 +426,19 @@ type Querier interface {
 	MemorySupersede(ctx context.Context, arg MemorySupersedeParams) (int64, error)
 	// MentionEntitiesByMemories returns the distinct entities mentioned by the given memories.
 	MentionEntitiesByMemories(ctx context.Context, arg MentionEntitiesByMemoriesParams) ([]int64, error)
+	// MetacogEventInsert records one signal of the metacognitive monitor unless an event of the same
+	// kind was already recorded from the same input (detail -> 'basis'): re-running a job on
+	// unchanged logs writes nothing.
+	MetacogEventInsert(ctx context.Context, arg MetacogEventInsertParams) (int64, error)
+	// MetacogFeedbackCount counts the tenant's feedback events in [@since, @now] (part of the basis
+	// that tells whether the monitor's input changed since its last assessment).
+	MetacogFeedbackCount(ctx context.Context, arg MetacogFeedbackCountParams) (int64, error)
+	// MetacogRecallResults returns the metacognitive monitor's recall log: one row per result of
+	// every recall of the tenant in [@since, @now] (recalls without results give one row with a
+	// NULL memory), with the memory's age at the recall, its confidence, and whether it was used:
+	// a feedback event (audit memory.feedback with "used": true) on it at or after this recall and
+	// before the next recall that returned it.
+	MetacogRecallResults(ctx context.Context, arg MetacogRecallResultsParams) ([]MetacogRecallResultsRow, error)
 	// NeuroEventInsertMany appends neuromodulator events of a tenant (memory id 0: none).
 	NeuroEventInsertMany(ctx context.Context, arg NeuroEventInsertManyParams) error
 	// NeuroEventsRecent returns up to k of a tenant's neuromodulator events in (since, until], newest

@@ -63,29 +63,3 @@ FROM zb.metacog_event
 WHERE tenant_id = @tenant_id::text AND created_at >= @since::timestamptz
 ORDER BY created_at DESC, id DESC
 LIMIT @k::int;
-
--- name: AdminRecallLog :many
--- AdminRecallLog returns a tenant's last k recall events, newest first.
-SELECT id, query_class, result_ids, top_score, success, created_at
-FROM zb.recall_event
-WHERE tenant_id = @tenant_id::text
-ORDER BY created_at DESC, id DESC
-LIMIT @k::int;
-
--- name: AdminMentionNames :many
--- AdminMentionNames returns the entities the given memories mention, with their names.
-SELECT mn.memory_id, e.id AS entity_id, e.name
-FROM zb.mention mn
-JOIN zb.entity e ON e.tenant_id = mn.tenant_id AND e.id = mn.entity_id
-WHERE mn.tenant_id = @tenant_id::text AND mn.memory_id = ANY (@memory_ids::bigint[])
-ORDER BY mn.memory_id, e.id;
-
--- name: AdminEntityFacts :many
--- AdminEntityFacts returns, per entity, the number of active semantic memories mentioning it and
--- their mean Beta confidence α/(α + β).
-SELECT mn.entity_id, count(*)::bigint AS facts, avg(m.conf_alpha / (m.conf_alpha + m.conf_beta))::double precision AS mean_confidence
-FROM zb.mention mn
-JOIN zb.memory m ON m.tenant_id = mn.tenant_id AND m.id = mn.memory_id
-WHERE mn.tenant_id = @tenant_id::text AND mn.entity_id = ANY (@entity_ids::bigint[])
-  AND m.status = 'active' AND m.layer = 'semantic'
-GROUP BY mn.entity_id;

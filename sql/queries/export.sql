@@ -11,7 +11,13 @@ SELECT (SELECT count(*) FROM zb.session s WHERE s.tenant_id = @tenant_id::text):
        (SELECT count(*) FROM zb.memory_link l
         JOIN zb.memory a ON a.tenant_id = l.tenant_id AND a.id = l.source_id
         JOIN zb.memory b ON b.tenant_id = l.tenant_id AND b.id = l.target_id
-        WHERE l.tenant_id = @tenant_id::text AND a.status <> 'erased' AND b.status <> 'erased')::bigint AS links;
+        WHERE l.tenant_id = @tenant_id::text AND a.status <> 'erased' AND b.status <> 'erased')::bigint AS links,
+       (SELECT count(*) FROM zb.review_log r JOIN zb.memory m ON m.tenant_id = r.tenant_id AND m.id = r.memory_id
+        WHERE r.tenant_id = @tenant_id::text AND m.status <> 'erased')::bigint AS review_logs,
+       (SELECT count(*) FROM zb.confidence_evidence v JOIN zb.memory m ON m.tenant_id = v.tenant_id AND m.id = v.memory_id
+        WHERE v.tenant_id = @tenant_id::text AND m.status <> 'erased')::bigint AS evidence,
+       (SELECT count(*) FROM zb.reconsolidation_event e JOIN zb.memory m ON m.tenant_id = e.tenant_id AND m.id = e.memory_id
+        WHERE e.tenant_id = @tenant_id::text AND m.status <> 'erased')::bigint AS reconsolidations;
 
 -- name: ExportSessions :many
 -- ExportSessions returns a tenant's sessions in start order.
@@ -204,3 +210,72 @@ INSERT INTO zb.memory_link (tenant_id, source_id, target_id, relation, weight, o
 VALUES (@tenant_id::text, @source_id::bigint, @target_id::bigint, @relation::zb.edge_relation, @weight::double precision,
         @origin::text, @created_at::timestamptz)
 ON CONFLICT (tenant_id, source_id, target_id, relation) DO NOTHING;
+
+-- name: ExportReviewLogs :many
+-- ExportReviewLogs returns the FSRS review history of a tenant's memories that are not erased,
+-- by memory and time.
+SELECT r.id, r.memory_id, r.grade, r.reviewed_at, r.state_before, r.interval_days, r.vmpfc_pe, r.multiplier
+FROM zb.review_log r
+JOIN zb.memory m ON m.tenant_id = r.tenant_id AND m.id = r.memory_id
+WHERE r.tenant_id = @tenant_id::text AND m.status <> 'erased'
+ORDER BY r.memory_id, r.reviewed_at, r.id;
+
+-- name: ExportEvidence :many
+-- ExportEvidence returns the confidence evidence of a tenant's memories that are not erased, by
+-- memory and time; a source memory that is erased is left out (NULL).
+SELECT v.id, v.memory_id, v.kind, v.weight, v.source, s.id AS source_memory_id, v.created_at
+FROM zb.confidence_evidence v
+JOIN zb.memory m ON m.tenant_id = v.tenant_id AND m.id = v.memory_id
+LEFT JOIN zb.memory s ON s.tenant_id = v.tenant_id AND s.id = v.source_memory_id AND s.status <> 'erased'
+WHERE v.tenant_id = @tenant_id::text AND m.status <> 'erased'
+ORDER BY v.memory_id, v.created_at, v.id;
+
+-- name: ExportReconsolidations :many
+-- ExportReconsolidations returns the reconsolidation events of a tenant's memories that are not
+-- erased, with their snapshots, by memory and time; a trigger or result memory that is erased
+-- is left out (NULL).
+SELECT e.id, e.memory_id, tr.id AS trigger_id, rs.id AS result_id,
+       e.mode, e.raw_pe, e.effective_pe, e.contradiction, e.blocked, e.snapshot, e.new_content, e.applied_at,
+       e.rolled_back_at, e.rollback_reason
+FROM zb.reconsolidation_event e
+JOIN zb.memory m ON m.tenant_id = e.tenant_id AND m.id = e.memory_id
+LEFT JOIN zb.memory tr ON tr.tenant_id = e.tenant_id AND tr.id = e.trigger_id AND tr.status <> 'erased'
+LEFT JOIN zb.memory rs ON rs.tenant_id = e.tenant_id AND rs.id = e.result_id AND rs.status <> 'erased'
+WHERE e.tenant_id = @tenant_id::text AND m.status <> 'erased'
+ORDER BY e.memory_id, e.applied_at, e.id;
+
+-- name: ImportReviewLogInsert :execrows
+-- ImportReviewLogInsert adds one review of an imported memory unless the same review (memory,
+-- time, grade) is there already: importing twice writes it once.
+INSERT INTO zb.review_log (tenant_id, memory_id, grade, reviewed_at, state_before, interval_days, vmpfc_pe, multiplier)
+SELECT @tenant_id::text, @memory_id::bigint, @grade::smallint, @reviewed_at::timestamptz, @state_before::smallint,
+       @interval_days::float8, sqlc.narg('vmpfc_pe')::float8, sqlc.narg('multiplier')::float8
+WHERE NOT EXISTS (
+    SELECT 1 FROM zb.review_log r
+    WHERE r.tenant_id = @tenant_id::text AND r.memory_id = @memory_id::bigint AND r.reviewed_at = @reviewed_at::timestamptz
+      AND r.grade = @grade::smallint);
+
+-- name: ImportEvidenceInsert :execrows
+-- ImportEvidenceInsert adds one piece of confidence evidence of an imported memory unless the
+-- same one (memory, kind, source, time) is there already.
+INSERT INTO zb.confidence_evidence (tenant_id, memory_id, kind, weight, source, source_memory_id, created_at)
+SELECT @tenant_id::text, @memory_id::bigint, @kind::text, @weight::float8, @source::text, sqlc.narg('source_memory_id')::bigint,
+       @created_at::timestamptz
+WHERE NOT EXISTS (
+    SELECT 1 FROM zb.confidence_evidence v
+    WHERE v.tenant_id = @tenant_id::text AND v.memory_id = @memory_id::bigint AND v.kind = @kind::text
+      AND v.source = @source::text AND v.created_at = @created_at::timestamptz);
+
+-- name: ImportReconsolidationInsert :execrows
+-- ImportReconsolidationInsert adds one reconsolidation event of an imported memory unless the
+-- same one (memory, time, mode) is there already.
+INSERT INTO zb.reconsolidation_event (tenant_id, memory_id, trigger_id, result_id, mode, raw_pe, effective_pe, contradiction,
+                                      blocked, snapshot, new_content, applied_at, rolled_back_at, rollback_reason)
+SELECT @tenant_id::text, @memory_id::bigint, sqlc.narg('trigger_id')::bigint, sqlc.narg('result_id')::bigint,
+       @mode::zb.reconsolidation_mode, @raw_pe::float8, @effective_pe::float8, @contradiction::boolean, @blocked::boolean,
+       @snapshot::jsonb, sqlc.narg('new_content')::text, @applied_at::timestamptz, sqlc.narg('rolled_back_at')::timestamptz,
+       sqlc.narg('rollback_reason')::text
+WHERE NOT EXISTS (
+    SELECT 1 FROM zb.reconsolidation_event e
+    WHERE e.tenant_id = @tenant_id::text AND e.memory_id = @memory_id::bigint AND e.applied_at = @applied_at::timestamptz
+      AND e.mode = @mode::zb.reconsolidation_mode);

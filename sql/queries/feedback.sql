@@ -19,9 +19,3 @@ WHERE tenant_id = @tenant_id::text AND id = (
     WHERE e.tenant_id = @tenant_id::text AND @id::bigint = ANY (e.result_ids)
     ORDER BY e.created_at DESC, e.id DESC
     LIMIT 1);
-
--- name: MemoryDelete :one
--- MemoryDelete removes one memory; its review state, copies, mentions, windows, links and
--- reconsolidation events go with it (ON DELETE CASCADE), references to it are cleared.
-DELETE FROM zb.memory WHERE tenant_id = @tenant_id::text AND id = @id::bigint
-RETURNING layer, length(content)::int AS content_length;

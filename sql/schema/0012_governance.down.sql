@@ -2,6 +2,24 @@
 -- 0009 returns.
 
 DROP POLICY IF EXISTS zb_erase ON zb.tenant_binding;
+DROP TRIGGER approval_request_no_self_approval ON zb.approval_request;
+DROP FUNCTION zb.approval_no_self_approval();
+
+-- zb.retrievability of 0009.
+CREATE OR REPLACE FUNCTION zb.retrievability(stability_days double precision, m_emo double precision,
+                                             last_access timestamptz, p_now timestamptz)
+RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT CASE
+        WHEN stability_days IS NULL OR NOT (stability_days > 0)
+             OR stability_days * 86400e9 > 9223372036854775807::double precision / 3
+             OR m_emo IS NULL OR NOT (m_emo BETWEEN 1 AND 3) THEN 1
+        WHEN p_now <= last_access THEN 1
+        ELSE zb.exp_or_zero(-(extract(epoch FROM p_now - last_access)::double precision)
+                 / (stability_days * 86400 * m_emo))
+    END::double precision
+$$;
 DROP TRIGGER memory_consent_core_update ON zb.memory;
 DROP TRIGGER memory_consent_insert ON zb.memory;
 DROP FUNCTION zb.memory_consent_core_check();

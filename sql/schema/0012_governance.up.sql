@@ -15,6 +15,10 @@
 --  * zb.apply_retention erases what zb.retention_policy's windows let go (the worker's decay job
 --    calls it per tenant); memory_retention_idx serves it.
 --  * memory_metadata_size bounds metadata like content (1 MiB), for the SQL API.
+--  * approval_request_no_self_approval: the requester of an approval request cannot approve it
+--    (SQLSTATE ZB003); separation of duties is enforced by the database, not only by the Go API.
+--  * zb.retrievability (0009) handles infinite timestamps: last_access = '-infinity' or
+--    now = 'infinity' give 0 for a decaying memory instead of an error.
 
 -- scrub_detail keeps of an audit event's detail only what cannot carry erased content: numbers,
 -- booleans, nulls, arrays of numbers and the short enumerations of a whitelist of keys; it adds
@@ -655,4 +659,40 @@ BEGIN
     REVOKE EXECUTE ON FUNCTION zb.erase_bind(text) FROM PUBLIC;
     EXECUTE format('GRANT EXECUTE ON FUNCTION zb.erase_bind(text) TO %I', def);
 END
+$$;
+
+-- approval_no_self_approval refuses to approve a request in the name of the actor who made it
+-- (a rejection — withdrawing one's own request — stays allowed).
+CREATE FUNCTION zb.approval_no_self_approval() RETURNS trigger
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    IF NEW.status = 'approved' AND OLD.status = 'pending' AND NEW.decided_by = OLD.requested_by THEN
+        RAISE EXCEPTION 'approval request % was made by %, who cannot approve it', OLD.id, OLD.requested_by
+            USING ERRCODE = 'ZB003', HINT = 'another operator must approve it (zbctl approve ID --actor NAME)';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+CREATE TRIGGER approval_request_no_self_approval BEFORE UPDATE OF status ON zb.approval_request
+    FOR EACH ROW EXECUTE FUNCTION zb.approval_no_self_approval();
+
+-- retrievability of 0009, total over infinite timestamps: with last_access = '-infinity' or
+-- p_now = 'infinity' (and p_now after last_access) the elapsed time is infinite and R = 0 (0009
+-- failed with "cannot subtract infinite timestamps"); p_now <= last_access still gives 1.
+CREATE OR REPLACE FUNCTION zb.retrievability(stability_days double precision, m_emo double precision,
+                                             last_access timestamptz, p_now timestamptz)
+RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT CASE
+        WHEN stability_days IS NULL OR NOT (stability_days > 0)
+             OR stability_days * 86400e9 > 9223372036854775807::double precision / 3
+             OR m_emo IS NULL OR NOT (m_emo BETWEEN 1 AND 3) THEN 1
+        WHEN p_now <= last_access THEN 1
+        WHEN NOT isfinite(p_now) OR NOT isfinite(last_access) THEN 0
+        ELSE zb.exp_or_zero(-(extract(epoch FROM p_now - last_access)::double precision)
+                 / (stability_days * 86400 * m_emo))
+    END::double precision
 $$;

@@ -201,14 +201,16 @@ func TestJobsReviewReconHealthCLI(t *testing.T) {
 
 	out = ok(t, env, "health")
 	for _, s := range []string{"spectral (knowledge graph connectivity)", "λ₂ now", "no sleep runs yet", "metacognition (last 30 days): 0 events",
-		"knowledge gaps (last 1 recalls"} {
+		"knowledge gaps (curiosity): 1 topics", "TOPIC  ", "PROGRESS", "ACTION"} {
 		require.Contains(t, out, s)
 	}
 	var h coordinator.HealthReport
 	require.NoError(t, json.Unmarshal([]byte(ok(t, env, "--json", "health")), &h))
 	require.Equal(t, "ops", h.Tenant)
-	require.Equal(t, 1, h.Gaps.Recalls)
-	require.NotEmpty(t, h.Gaps.Gaps)
+	require.True(t, h.Gaps.Enabled)
+	require.Len(t, h.Gaps.Gaps, 1, "one recall, one topic")
+	require.Equal(t, 1, h.Gaps.Gaps[0].Queries)
+	require.NotEmpty(t, h.Gaps.Gaps[0].Action)
 
 	var algs struct {
 		Algorithms []any `json:"algorithms"`

@@ -20,7 +20,9 @@ func (a *app) approvalsCmd() *cobra.Command {
 		Long: `A tenant's governance settings may put sensitive operations behind an operator's approval:
 a tenant or context erase, overwriting a core memory's value, switching a mechanism off. Such an
 operation queues a request instead of running; 'zbctl approve ID' carries it out, 'zbctl deny ID'
-rejects it. Listing every tenant's requests needs an operator role (zb_admin).`,
+rejects it. The actor who made a request cannot approve it (another operator must: name the
+approver with --actor); it may deny it. Listing every tenant's requests needs an operator role
+(zb_admin).`,
 	}
 	var status string
 	var limit int
@@ -70,7 +72,7 @@ func (a *app) decideCmd(approve bool) *cobra.Command {
 	var reason, actor string
 	cmd := &cobra.Command{Use: use, Short: short, Args: cobra.ExactArgs(1)}
 	cmd.Flags().StringVar(&reason, "reason", "", "why (stored with the decision)")
-	cmd.Flags().StringVar(&actor, "actor", "zbctl", "who decides (recorded in the audit trail)")
+	cmd.Flags().StringVar(&actor, "actor", "zbctl", "who decides (recorded in the audit trail; must differ from the requester to approve)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		id, err := strconv.ParseInt(args[0], 10, 64)
 		if err != nil || id <= 0 {

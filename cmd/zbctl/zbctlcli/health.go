@@ -15,11 +15,13 @@ func (a *app) healthCmd() *cobra.Command {
 
   spectral   λ₂ (Fiedler value) of the knowledge graph now and after each recent sleep run;
              below 0.01 the graph is fragmented (islands of knowledge that do not connect)
-  metacog    the metacognitive monitor's events and alerts of the last 30 days
-  gaps       topics (entities) the tenant asks about, scored by the curiosity engine from the
-             recall log and the facts held about them, with a suggested action. Only a hash of
-             each query is logged, so a recall is placed by the entities its best results
-             mention; recalls that found nothing cannot be placed and are counted.
+  metacog    the metacognitive monitor's signals and alerts of the last 30 days (every sleep
+             run assesses the recall log and records them)
+  gaps       the largest knowledge gaps of the curiosity engine: topics (recent queries grouped
+             by their index terms) with their gap score, the facts held about them, recall
+             success, learning progress (success of the newer half of the topic's queries
+             minus the older half) and a suggested action (review, ask_user, consolidate,
+             monitor)
 
 It only reads.`,
 		Example: "  zbctl health --tenant acme",
@@ -75,18 +77,18 @@ It only reads.`,
 		}
 
 		g := h.Gaps
-		fmt.Fprintf(w, "\nknowledge gaps (last %d recalls; %d not placeable, %d found nothing)\n", g.Recalls, g.Unplaced, g.Empty)
+		fmt.Fprintf(w, "\nknowledge gaps (curiosity): %d topics\n", len(g.Gaps))
 		switch {
 		case !g.Enabled:
 			fmt.Fprintln(w, "  curiosity is off for this tenant (zbctl algorithms enable curiosity)")
 		case len(g.Gaps) == 0:
-			fmt.Fprintln(w, "  no topics yet (recalls whose results mention entities are needed)")
+			fmt.Fprintln(w, "  no topics yet (the query log is filled by recalls)")
 		default:
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "  TOPIC\tGAP\tQUERIES\tFACTS\tCONFIDENCE\tRECALL OK\tACTION")
+			fmt.Fprintln(tw, "  TOPIC\tGAP\tQUERIES\tFACTS\tCONFIDENCE\tRECALL OK\tPROGRESS\tACTION")
 			for _, x := range g.Gaps {
-				fmt.Fprintf(tw, "  %s\t%.2f\t%d\t%d\t%.2f\t%.2f\t%s\n", oneLine(x.Label, 30), x.Score, x.Queries, x.Facts, x.MeanConfidence,
-					x.RecallSuccess, x.Action)
+				fmt.Fprintf(tw, "  %s\t%.2f\t%d\t%d\t%.2f\t%.2f\t%+.2f\t%s\n", oneLine(x.Label, 30), x.Score, x.Queries, x.Facts,
+					x.MeanConfidence, x.RecallSuccess, x.Progress, x.Action)
 			}
 			if err := tw.Flush(); err != nil {
 				return err

@@ -93,8 +93,10 @@ interrupted export leaves no partial file. Writing to stdout, the summary goes t
 			dest = "stdout"
 		}
 		c := rep.Counts
-		fmt.Fprintf(sum, "exported tenant %s to %s: %d memories, %d sessions, %d entities, %d mentions, %d edges, %d links (%d bytes)\n",
-			rep.Tenant, dest, c.Memories, c.Sessions, c.Entities, c.Mentions, c.Edges, c.Links, rep.Bytes)
+		fmt.Fprintf(sum, "exported tenant %s to %s: %d memories, %d sessions, %d entities, %d mentions, %d edges, %d links, "+
+			"%d reviews, %d evidence, %d reconsolidations (%d bytes)\n",
+			rep.Tenant, dest, c.Memories, c.Sessions, c.Entities, c.Mentions, c.Edges, c.Links, c.ReviewLogs, c.Evidence,
+			c.Reconsolidations, rep.Bytes)
 		return nil
 	}
 	return cmd
@@ -183,13 +185,17 @@ worker embeds the memories again (re-embedding jobs).`,
 		}
 		r := rep.Records
 		if dry {
-			fmt.Fprintf(a.stdout, "%s is valid: %d lines, %d memories, %d sessions, %d entities, %d mentions, %d edges, %d links (nothing written)\n",
-				args[0], rep.Lines, r.Memories, r.Sessions, r.Entities, r.Mentions, r.Edges, r.Links)
+			fmt.Fprintf(a.stdout, "%s is valid: %d lines, %d memories, %d sessions, %d entities, %d mentions, %d edges, %d links, "+
+				"%d reviews, %d evidence, %d reconsolidations (nothing written)\n",
+				args[0], rep.Lines, r.Memories, r.Sessions, r.Entities, r.Mentions, r.Edges, r.Links, r.ReviewLogs, r.Evidence,
+				r.Reconsolidations)
 			return nil
 		}
 		n := rep.Imported
-		fmt.Fprintf(a.stdout, "imported into tenant %s: %d memories (%d already there), %d sessions, %d entities, %d mentions, %d edges, %d links in %d batches\n",
-			rep.Tenant, n.Memories, rep.Existing, n.Sessions, n.Entities, n.Mentions, n.Edges, n.Links, rep.Batches)
+		fmt.Fprintf(a.stdout, "imported into tenant %s: %d memories (%d already there), %d sessions, %d entities, %d mentions, %d edges, "+
+			"%d links, %d reviews, %d evidence, %d reconsolidations in %d batches\n",
+			rep.Tenant, n.Memories, rep.Existing, n.Sessions, n.Entities, n.Mentions, n.Edges, n.Links, n.ReviewLogs, n.Evidence,
+			n.Reconsolidations, rep.Batches)
 		if rep.EmbeddingsQueued+rep.Underived > 0 {
 			fmt.Fprintf(a.stdout, "%d memories kept their embedding; %d are queued for embedding and %d for derivation (run zbworker)\n",
 				rep.EmbeddingsKept, rep.EmbeddingsQueued, rep.Underived)
