@@ -272,6 +272,19 @@ func (a *app) benchExperiments(ctx context.Context, f *benchEvalFlags, only, loc
 		return err
 	}
 	defer done()
+	if len(names) == 0 || evalContains(names, experiments.NameBeyond) {
+		b, err := experiments.RunBeyond(ctx, d.Env, seeds, f.parallel)
+		if err != nil {
+			return err
+		}
+		if err := b.Write(f.out); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stderr, "wrote %s and %s to %s in %.0f s\n", experiments.BeyondJSON, experiments.BeyondMarkdown, f.out, b.Seconds)
+		if len(names) == 1 {
+			return nil
+		}
+	}
 	res, err := experiments.Run(ctx, &experiments.Config{Env: d.Env, Seeds: seeds, Parallel: f.parallel, Only: names,
 		LoCoMoFile: locomoFile, Progress: a.stderr, PlainProgress: f.plain || !isTerminal(a.stderr),
 		Checkpoint: func(r *experiments.Results) error { return r.Write(f.out) }})
