@@ -95,6 +95,10 @@ type Config struct {
 	PoolSize     int
 	// NoWorker runs the load test without the in-process worker.
 	NoWorker bool
+	// Keep leaves the recall databases behind (their names are logged) for profiling.
+	Keep bool
+	// MultiOnly skips the one-tenant layout (only the Tenants layout is measured).
+	MultiOnly bool
 	// Seed seeds the generated content and queries.
 	Seed uint64
 	// Logger receives progress. Defaults to a discarding logger.
@@ -235,7 +239,11 @@ func Run(ctx context.Context, cfg *Config) (*Results, error) {
 		largest = max(largest, n)
 	}
 	for _, n := range c.Sizes {
-		for _, tenants := range []int{c.Tenants, 1} {
+		layouts := []int{c.Tenants, 1}
+		if c.MultiOnly {
+			layouts = layouts[:1]
+		}
+		for _, tenants := range layouts {
 			doLoad := n == largest && tenants == c.Tenants && c.LoadDuration > 0
 			if err := benchRecallSize(ctx, &c, n, tenants, doLoad, res); err != nil {
 				return nil, fmt.Errorf("recall at %d memories, %d tenants: %w", n, tenants, err)
@@ -343,6 +351,9 @@ func newDB(ctx context.Context, c *Config, maxConns int32) (*benchDB, error) {
 	if err != nil {
 		drop()
 		return nil, err
+	}
+	if c.Keep {
+		drop = func() { c.Logger.Info("kept database", "db", name) }
 	}
 	return &benchDB{name: name, url: u, pool: pool, drop: func() { pool.Close(); drop() }}, nil
 }

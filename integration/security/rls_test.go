@@ -300,10 +300,16 @@ func probeFunctions(t *testing.T, e *env, tx pgx.Tx, b *world) {
 	const empty, denied, none, relative = "empty", "denied", "no tenant data", "relative"
 	layers := "enum_range(NULL::zb.memory_layer)"
 	probes := map[string]struct{ sql, want string }{
-		"recall":                   {"SELECT count(*) FROM zb.recall('tenant-b', 'codename Bravomarka')", empty},
-		"recall_candidates/11":     {"SELECT count(*) FROM zb.recall_candidates('tenant-b', NULL, ARRAY['bravomarka', 'codenam'], " + layers + ", 8, now(), NULL, NULL, NULL, NULL, false)", empty},
-		"recall_candidates/12":     {"SELECT count(*) FROM zb.recall_candidates('tenant-b', NULL, ARRAY['bravomarka', 'codenam'], " + layers + ", 8, now(), NULL, NULL, NULL, NULL, true, NULL)", empty},
-		"recall_candidates_model":  {"SELECT count(*) FROM zb.recall_candidates_model('tenant-b', NULL, ARRAY['bravomarka'], " + layers + ", 8, now(), NULL, NULL, NULL, NULL, true, NULL)", empty},
+		"recall":                  {"SELECT count(*) FROM zb.recall('tenant-b', 'codename Bravomarka')", empty},
+		"recall_candidates/11":    {"SELECT count(*) FROM zb.recall_candidates('tenant-b', NULL, ARRAY['bravomarka', 'codenam'], " + layers + ", 8, now(), NULL, NULL, NULL, NULL, false)", empty},
+		"recall_candidates/12":    {"SELECT count(*) FROM zb.recall_candidates('tenant-b', NULL, ARRAY['bravomarka', 'codenam'], " + layers + ", 8, now(), NULL, NULL, NULL, NULL, true, NULL)", empty},
+		"recall_candidates_model": {"SELECT count(*) FROM zb.recall_candidates_model('tenant-b', NULL, ARRAY['bravomarka'], " + layers + ", 8, now(), NULL, NULL, NULL, NULL, true, NULL)", empty},
+		// 0014: the lexical and vector halves of recall for large tenants; the SECURITY DEFINER
+		// ones refuse any tenant but the bound one, the invoker ones see only its rows.
+		"recall_lexical":           {"SELECT count(*) FROM zb.recall_lexical('tenant-b', ARRAY['bravomarka'], 1, 1, 1, " + layers + ", 8, now(), NULL, NULL, NULL, NULL, true)", denied},
+		"recall_lexical_scan":      {"SELECT cardinality(ids) FROM zb.recall_lexical_scan('tenant-b', ARRAY['bravomarka'], 1, 1, 1, " + layers + ", 8, now(), NULL, NULL, NULL, NULL, true)", empty},
+		"recall_vector":            {"SELECT cardinality(zb.recall_vector('tenant-b', (SELECT embedding FROM zb.memory WHERE embedding IS NOT NULL LIMIT 1), " + layers + ", 8, now(), NULL, NULL, NULL, NULL, true, NULL))", denied},
+		"recall_vector_scan":       {"SELECT cardinality(zb.recall_vector_scan('tenant-b', (SELECT embedding FROM zb.memory WHERE embedding IS NOT NULL LIMIT 1), " + layers + ", 8, now(), NULL, NULL, NULL, NULL, true, NULL))", empty},
 		"memory_live":              {"SELECT count(*) FROM zb.memory_live(now()) WHERE tenant_id <> 'tenant-a'", empty},
 		"lexical_stat_compact":     {"SELECT zb.lexical_stat_compact('tenant-b')", empty},
 		"tenant_approval_required": {"SELECT count(*) FROM (SELECT zb.tenant_approval_required('tenant-b', 'core_overwrite') AS r) x WHERE r", empty},
@@ -379,5 +385,5 @@ func probeFunctions(t *testing.T, e *env, tx pgx.Tx, b *world) {
 		require.True(t, seen[key], "probe %s matches no function of schema zb", key)
 	}
 	sort.Strings(definers)
-	require.Equal(t, []string{"erase", "erase_memories"}, definers, "the SECURITY DEFINER functions")
+	require.Equal(t, []string{"erase", "erase_memories", "recall_lexical", "recall_vector"}, definers, "the SECURITY DEFINER functions")
 }

@@ -50,6 +50,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	duration := fs.Duration("duration", perf.LoadDurationDefault, "length of the load test (-1ns skips it)")
 	poolSize := fs.Int("pool", perf.PoolSizeDefault, "client pool size of the load test")
 	noWorker := fs.Bool("no-worker", false, "run the load test without the in-process worker")
+	keep := fs.Bool("keep", false, "keep the recall databases (for profiling; needs ZB_DATABASE_URL)")
+	multiOnly := fs.Bool("multi-only", false, "measure only the multi-tenant layout (skip the one-tenant layout)")
 	dim := fs.Int("dim", perf.DimDefault, "embedding dimension")
 	seed := fs.Uint64("seed", 1, "seed of the generated data")
 	if err := fs.Parse(args); err != nil {
@@ -85,7 +87,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	cfg := &perf.Config{AdminURL: getenv("ZB_DATABASE_URL"), Dim: *dim, Sizes: sz, Tenants: *tenants, Queries: *queries,
 		FilteredQueries: *filtered, PartialMax: *partialMax, ImportSize: *importSize, BatchSize: *batch, Stores: *stores,
-		Clients: *clients, LoadDuration: *duration, PoolSize: *poolSize, NoWorker: *noWorker, Seed: *seed, Logger: logger,
+		Clients: *clients, LoadDuration: *duration, PoolSize: *poolSize, NoWorker: *noWorker, Keep: *keep, MultiOnly: *multiOnly, Seed: *seed, Logger: logger,
 		// Partial results are saved after each figure, so a long run that is stopped keeps them.
 		OnProgress: func(r *perf.Results) {
 			if err := r.Write(*out); err != nil {
