@@ -72,7 +72,7 @@ func (a *app) decideCmd(approve bool) *cobra.Command {
 	var reason, actor string
 	cmd := &cobra.Command{Use: use, Short: short, Args: cobra.ExactArgs(1)}
 	cmd.Flags().StringVar(&reason, "reason", "", "why (stored with the decision)")
-	cmd.Flags().StringVar(&actor, "actor", "zbctl", "who decides (recorded in the audit trail; must differ from the requester to approve)")
+	cmd.Flags().StringVar(&actor, "actor", a.env.Actor, "who decides (recorded in the audit trail; must differ from the requester to approve; default $ZB_ACTOR or zbctl:$USER)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		id, err := strconv.ParseInt(args[0], 10, 64)
 		if err != nil || id <= 0 {

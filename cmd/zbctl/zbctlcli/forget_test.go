@@ -93,7 +93,14 @@ func TestForgetScopesAndApprovals(t *testing.T) {
 	require.Equal(t, 2, r.code, r.stderr)
 	second := pendingID(r.stderr)
 	require.NotEqual(t, first, second)
-	r = run(t, env, "approve", second, "--actor", "dpo")
+	r = run(t, env, "approve", second)
+	require.Equal(t, 1, r.code, "the requester (default actor zbctl) cannot approve its own request")
+	require.Contains(t, r.stderr, "--actor")
+	dpo := map[string]string{"ZB_ACTOR": "dpo"}
+	for k, v := range env {
+		dpo[k] = v
+	}
+	r = run(t, dpo, "approve", second) // the actor from ZB_ACTOR
 	require.Zero(t, r.code, r.stderr)
 	require.Contains(t, r.stdout, "request "+second+" (tenant_erase of tenant cli): executed")
 	r = run(t, env, "stats")

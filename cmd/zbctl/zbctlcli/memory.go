@@ -39,7 +39,7 @@ func (a *app) openCoordinator(ctx context.Context) (*coordinator.Coordinator, *p
 		pool.Close()
 		return nil, nil, err
 	}
-	co, err := coordinator.New(&coordinator.Config{Pool: pool, Embedder: emb, Actor: "zbctl"})
+	co, err := coordinator.New(&coordinator.Config{Pool: pool, Embedder: emb, Actor: a.env.Actor})
 	if err != nil {
 		pool.Close()
 		return nil, nil, err

@@ -61,7 +61,7 @@ func (a *app) openReembedCoordinator(ctx context.Context, provider, model string
 		pool.Close()
 		return nil, nil, err
 	}
-	co, err := coordinator.New(&coordinator.Config{Pool: pool, Embedder: emb, Actor: "zbctl"})
+	co, err := coordinator.New(&coordinator.Config{Pool: pool, Embedder: emb, Actor: a.env.Actor})
 	if err != nil {
 		pool.Close()
 		return nil, nil, err

@@ -32,6 +32,7 @@ type env struct {
 	EmbedModel  string // ZB_EMBED_MODEL
 	EmbedURL    string // ZB_EMBED_URL
 	EmbedAPIKey string // ZB_EMBED_API_KEY
+	Actor       string // ZB_ACTOR, default "zbctl:$USER" (or "zbctl")
 }
 
 func readEnv(getenv func(string) string) (env, error) {
@@ -45,6 +46,13 @@ func readEnv(getenv func(string) string) (env, error) {
 		EmbedModel:  getenv("ZB_EMBED_MODEL"),
 		EmbedURL:    getenv("ZB_EMBED_URL"),
 		EmbedAPIKey: getenv("ZB_EMBED_API_KEY"),
+		Actor:       getenv("ZB_ACTOR"),
+	}
+	if e.Actor == "" {
+		e.Actor = "zbctl"
+		if u := getenv("USER"); u != "" {
+			e.Actor = "zbctl:" + u
+		}
 	}
 	if e.Home == "" {
 		e.Home = ".zb"
