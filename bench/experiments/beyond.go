@@ -23,8 +23,10 @@ import (
 	"github.com/zenbrain/zb/jobs"
 )
 
-// NameBeyond is the context-level experiment of the mechanisms that act on assembled context,
-// intentions and the query log rather than on retention (gwt, prospective, curiosity).
+// NameBeyond is the scenario-level experiment of the mechanisms that act on assembled context,
+// intentions and the query log rather than on the ablation's retention (gwt, prospective,
+// curiosity), and of tagging and capture, which needs weakly held facts the ablation's world
+// never has (stc_rescue).
 const NameBeyond = "beyond"
 
 // Files written by [Beyond.Write].
@@ -85,6 +87,7 @@ type Beyond struct {
 // beyondRun is what one tenant measured.
 type beyondRun struct {
 	hit, relShare, surfaced, falseSurfaced, gapPrecision, gapRecall float64
+	stc                                                             stcRun
 }
 
 // RunBeyond measures, per seed, four tenants — the full system and the system without gwt,
@@ -106,7 +109,7 @@ func RunBeyond(ctx context.Context, env *ablation.Env, seeds []uint32, parallel 
 	}
 	parallel = cmp.Or(parallel, ablation.ParallelDefault)
 	started := time.Now()
-	arms := []string{"full", "gwt", "prospective", "curiosity"}
+	arms := []string{"full", "gwt", "prospective", "curiosity", "stc_rescue"}
 	type job struct {
 		si  int
 		arm string
@@ -139,7 +142,14 @@ func RunBeyond(ctx context.Context, env *ablation.Env, seeds []uint32, parallel 
 				if j.arm != "full" {
 					off = []string{j.arm}
 				}
-				r, err := beyondOne(ctx, env, seeds[j.si], j.arm, off)
+				var r beyondRun
+				var err error
+				if j.arm != "stc_rescue" {
+					r, err = beyondOne(ctx, env, seeds[j.si], j.arm, off)
+				}
+				if err == nil && (j.arm == "full" || j.arm == "stc_rescue") {
+					r.stc, err = stcOne(ctx, env, seeds[j.si], j.arm == "full")
+				}
 				mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = err
@@ -184,6 +194,11 @@ func RunBeyond(ctx context.Context, env *ablation.Env, seeds []uint32, parallel 
 		func(r beyondRun) float64 { return r.gapPrecision })
 	add("curiosity", "gap recall", "fraction of the absent subjects among KnowledgeGaps' top 5",
 		func(r beyondRun) float64 { return r.gapRecall })
+	add("stc_rescue", "weak-fact retrievability at 14 days", fmt.Sprintf("mean retrievability, 14 days after storage, of the "+
+		"%d facts held weakly (confidence %.1f) whose person has a strongly held fact (%.1f) formed in the same window", STCPairs, STCWeakConf, STCStrongConf),
+		func(r beyondRun) float64 { return r.stc.r14 })
+	add("stc_rescue", "weak facts rescued", "fraction of the weakly held facts captured by a strong related one",
+		func(r beyondRun) float64 { return r.stc.rescued })
 	res.Seconds = time.Since(started).Seconds()
 	return res, nil
 }
@@ -417,14 +432,18 @@ func (b *Beyond) Write(dir string) error {
 
 // Markdown writes the measures as a table.
 func (b *Beyond) Markdown(w io.Writer) {
-	fmt.Fprintf(w, "# Context-level effects: gwt, prospective, curiosity\n\n")
+	fmt.Fprintf(w, "# Context-level effects: gwt, prospective, curiosity, stc_rescue\n\n")
 	fmt.Fprintf(w, "%d seeds; world of %d facts and %d queries stored on one day; Context budget %d tokens; %.0f s.\n"+
 		"Each mechanism switched off in a tenant of its own, compared with the full system on the same world "+
 		"(Wilcoxon signed-rank over the seeds, Cohen's d of off against on).\n\n",
 		len(b.Seeds), b.Workload.Facts, b.Workload.Queries, b.Budget, b.Seconds)
 	fmt.Fprintf(w, "| mechanism | measure | on (full) | off | Δ (off − on) | p | d | how |\n|---|---|---:|---:|---:|---:|---:|---|\n")
 	for _, m := range b.Measures {
-		fmt.Fprintf(w, "| %s | %s | %.3f | %.3f | %+.3f | %s | %.2f | %s |\n", m.Mechanism, m.Measure, m.MeanOn, m.MeanOff,
-			m.Delta, pv(m.P), m.CohenD, m.Description)
+		d := fmt.Sprintf("%.2f", m.CohenD)
+		if m.CohenD == 0 && m.Delta != 0 {
+			d = "—" // no variance within either arm: d is undefined
+		}
+		fmt.Fprintf(w, "| %s | %s | %.3f | %.3f | %+.3f | %s | %s | %s |\n", m.Mechanism, m.Measure, m.MeanOn, m.MeanOff,
+			m.Delta, pv(m.P), d, m.Description)
 	}
 }

@@ -15,7 +15,8 @@ import (
 // prospective memory switched off no cue intention surfaces (on: at least one of those whose
 // cue was mentioned does), with curiosity off KnowledgeGaps is empty (on: it names at least one
 // absent subject), and switching the global workspace off changes what the context holds (no
-// intention reaches it: the plain assembly has no prospective section).
+// intention reaches it: the plain assembly has no prospective section); with stc_rescue off no
+// weakly held fact is rescued.
 // ZB_BEYOND_OUT=dir also writes the report there.
 func TestBeyond(t *testing.T) {
 	t.Parallel()
@@ -37,6 +38,13 @@ func TestBeyond(t *testing.T) {
 	require.Zero(t, by["gwt/intentions surfaced"].MeanOff, "the plain assembly has no prospective section")
 	require.True(t, by["gwt/context answer hit"].Differs || by["gwt/relevant item share"].Differs,
 		"switching the workspace off changes the context")
+	// Tagging and capture: with stc_rescue on every weakly held fact is rescued by the strong
+	// fact about the same person, and its retrievability 14 days on is higher (doubled
+	// stability); off, none is rescued.
+	require.InDelta(t, 1, by["stc_rescue/weak facts rescued"].MeanOn, 1e-9)
+	require.Zero(t, by["stc_rescue/weak facts rescued"].MeanOff)
+	require.Greater(t, by["stc_rescue/weak-fact retrievability at 14 days"].MeanOn,
+		by["stc_rescue/weak-fact retrievability at 14 days"].MeanOff+0.05)
 	if dir := os.Getenv("ZB_BEYOND_OUT"); dir != "" {
 		require.NoError(t, b.Write(dir))
 	}
