@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/zenbrain/zb/algorithms/budget"
+	"github.com/zenbrain/zb/algorithms/hyperagent"
 	"github.com/zenbrain/zb/algorithms/prospective"
 	"github.com/zenbrain/zb/algorithms/workspace"
 	"github.com/zenbrain/zb/db"
@@ -98,7 +99,9 @@ func (c *Coordinator) contextBase(ctx context.Context, tenant string, session *u
 // (always first, pinned), the session's working-memory slots (pinned, after core) and recalled
 // memories (by score, redundancy-aware) in at most budgetTokens estimated tokens with
 // budget.Select, under the headings "## Core", "## Working" and "## Recalled".
-func (c *Coordinator) contextPlain(ctx context.Context, tenant string, session *uuid.UUID, query string, budgetTokens int) (*ContextBlock, error) {
+func (c *Coordinator) contextPlain(ctx context.Context, tenant string, session *uuid.UUID, query string, budgetTokens int,
+	lambda float64,
+) (*ContextBlock, error) {
 	core, working, err := c.contextBase(ctx, tenant, session)
 	if err != nil {
 		return nil, err
@@ -165,7 +168,7 @@ func (c *Coordinator) contextPlain(ctx context.Context, tenant string, session *
 		if len(sub) == 0 || budgetTokens-reserve <= 0 {
 			continue
 		}
-		cand, err := budget.Select(sub, budget.SelectConfig{Budget: budgetTokens - reserve})
+		cand, err := budget.Select(sub, budget.SelectConfig{Budget: budgetTokens - reserve, RedundancyPenalty: lambdaArg(lambda)})
 		if err != nil {
 			return nil, fmt.Errorf("error selecting context: %w", err)
 		}
@@ -246,6 +249,14 @@ type WorkspaceReport struct {
 	// Sections are the broadcast modules in rendering order with their token share (in
 	// proportion to effective salience, after redistribution) and use.
 	Sections []WorkspaceSection `json:"sections"`
+	// Composition reports the compositional context [compositional_context] (the reading
+	// context, the contexts it may read, the anchors and what was composed or left out); nil
+	// without a session or with compositional_context off.
+	Composition *ComposeReport `json:"composition,omitempty"`
+	// RedundancyPenalty is λ of the modules' redundancy-aware selection when the HyperAgent
+	// [hyperagent] has tuned it away from the default (budget.RedundancyPenaltyDefault, 1):
+	// RedundancyPenaltyFor of the tenant's retrieval diversity. Nil means the default.
+	RedundancyPenalty *float64 `json:"redundancy_penalty,omitempty"`
 }
 
 // WorkspaceSection is one broadcast module of a Context.
@@ -280,6 +291,13 @@ type WorkspaceSection struct {
 // proportion to eff; when none ignites, at most 2 with eff ≥ 0.2 are. Equal inputs give equal
 // blocks.
 //
+// With a session and compositional_context on (the default), the session's context is the
+// reading context: recalled memories of other contexts leave the layer modules, and the
+// cross_context module is composed by algorithms/compose from the memories of the contexts
+// zb.context_policy lets it read that mention an entity linked to the query's or the home
+// memories' entities (see ComposeReport, reported in Workspace.Composition); memories of
+// contexts it may not read, or not linked, are left out.
+//
 // With gwt off, the previous plain assembly: core, then working slots (both pinned), then
 // recalled memories by score, under "## Core", "## Working" and "## Recalled".
 func (c *Coordinator) Context(ctx context.Context, tenant string, session *uuid.UUID, query string, budgetTokens int) (*ContextBlock, error) {
@@ -289,14 +307,25 @@ func (c *Coordinator) Context(ctx context.Context, tenant string, session *uuid.
 	if err := checkTenant(tenant); err != nil {
 		return nil, err
 	}
-	sw, err := tenantRead(ctx, c, tenant, func(q *db.Queries) (switchSet, error) { return c.switches(ctx, q, tenant) })
-	if err != nil {
+	var sw switchSet
+	var params hyperagent.Params
+	if err := c.beginTenant(ctx, tenant, func(tx pgx.Tx) error {
+		q := c.q.WithTx(tx)
+		var err error
+		if sw, err = c.switches(ctx, q, tenant); err != nil {
+			return err
+		}
+		params, err = hyperagentParams(ctx, q, sw, tenant)
+		return err
+	}); err != nil {
 		return nil, interpretError("reading algorithm switches", err)
 	}
+	// The HyperAgent's retrieval diversity sets the redundancy penalty [hyperagent].
+	lambda := RedundancyPenaltyFor(params.RetrievalDiversity)
 	if !sw.enabled("gwt") {
-		return c.contextPlain(ctx, tenant, session, query, budgetTokens)
+		return c.contextPlain(ctx, tenant, session, query, budgetTokens, lambda)
 	}
-	return c.contextWorkspace(ctx, tenant, session, query, budgetTokens, sw)
+	return c.contextWorkspace(ctx, tenant, session, query, budgetTokens, sw, lambda)
 }
 
 // wsItem is one item offered to the workspace with what the block reports about it.
@@ -334,11 +363,14 @@ func layerModule(l Layer) workspace.Module {
 }
 
 func (c *Coordinator) contextWorkspace(ctx context.Context, tenant string, session *uuid.UUID, query string, budgetTokens int,
-	sw switchSet,
+	sw switchSet, lambda float64,
 ) (*ContextBlock, error) {
 	now := c.clock.Now()
 	out := &ContextBlock{Budget: budgetTokens, Items: []ContextItem{}, Workspace: &WorkspaceReport{Scores: []workspace.Scored{},
 		Previous: []workspace.Module{}, Winners: []workspace.Module{}, Sections: []WorkspaceSection{}}}
+	if lambda != budget.RedundancyPenaltyDefault {
+		out.Workspace.RedundancyPenalty = &lambda
+	}
 	core, working, err := c.contextBase(ctx, tenant, session)
 	if err != nil {
 		return nil, err
@@ -420,9 +452,17 @@ func (c *Coordinator) contextWorkspace(ctx context.Context, tenant string, sessi
 	for _, r := range recalled {
 		best = math.Max(best, r.Score)
 	}
+	// The compositional context [compositional_context] decides about the recalled memories of
+	// other contexts than the session's and composes the cross_context module.
+	var comp *composition
+	if sw.enabled("compositional_context") {
+		if comp, err = c.composeCross(ctx, tenant, session, query, recalled, best); err != nil {
+			return nil, err
+		}
+	}
 	for _, r := range recalled {
 		m := layerModule(r.Layer)
-		if m == "" || seen[r.ID] || !(best > 0) {
+		if m == "" || seen[r.ID] || !(best > 0) || (comp != nil && comp.taken[r.ID]) {
 			continue
 		}
 		seen[r.ID] = true
@@ -431,6 +471,17 @@ func (c *Coordinator) contextWorkspace(ctx context.Context, tenant string, sessi
 			item: workspace.Item{ID: "m" + strconv.FormatInt(r.ID, 10), Text: r.Content, Score: rel,
 				Tokens: max(1, EstimateTokens("- "+r.Content))}})
 		memIDs = append(memIDs, r.ID)
+	}
+	if comp != nil {
+		out.Workspace.Composition = &comp.report
+		for _, w := range comp.items {
+			if seen[w.id] {
+				continue
+			}
+			seen[w.id] = true
+			mods[workspace.CrossContext] = append(mods[workspace.CrossContext], w)
+			memIDs = append(memIDs, w.id)
+		}
 	}
 	var in wsInputs
 	if err := c.beginTenant(ctx, tenant, func(tx pgx.Tx) error {
@@ -509,7 +560,7 @@ func (c *Coordinator) contextWorkspace(ctx context.Context, tenant string, sessi
 	}
 	previous, levels := in.previous, in.levels
 	asm, err := workspace.NewAssembler(&workspace.Config{AlwaysInclude: []workspace.Module{}, CharsPerToken: WorkspaceCharsPerToken,
-		DisablePriority: !sw.enabled("priority_map")})
+		DisablePriority: !sw.enabled("priority_map"), RedundancyPenalty: lambdaArg(lambda)})
 	if err != nil {
 		return nil, fmt.Errorf("error creating the workspace: %w", err)
 	}

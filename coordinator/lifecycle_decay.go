@@ -33,6 +33,9 @@ type DecayReport struct {
 	// ArchivedBudget those the IB budget judged not worth keeping.
 	ArchivedCarried int `json:"archived_carried"`
 	ArchivedBudget  int `json:"archived_budget"`
+	// ProtectedByCopy lists the faded memories (R < 0.1) kept because their triple-copy strength
+	// is at least CopyProtectThreshold [triple_copy]; they are among Rescheduled.
+	ProtectedByCopy []int64 `json:"protected_by_copy,omitempty"`
 	// Rescheduled counts memories kept whose fade_at moved to the next predicted crossing.
 	Rescheduled int `json:"rescheduled"`
 	// EdgesDecayed counts edges touching the examined memories' entities whose importance-gated
@@ -57,7 +60,10 @@ type DecayReport struct {
 //   - otherwise it is kept and its fade_at moves to the next predicted crossing: the fade time
 //     itself when R is still ≥ 0.1 (its stability grew), else the next time R falls by another
 //     factor of 10 (R = 0.01, 0.001, ...), and at least DecayRecheckMin from now;
-//   - core memories never decay: their fade_at is cleared.
+//   - core memories never decay: their fade_at is cleared;
+//   - a memory whose triple-copy strength is at least CopyProtectThreshold (a deep copy promoted
+//     by sleep) is still retrievable through its copies and is kept whatever R [triple_copy];
+//     with triple_copy switched off the copies are ignored.
 //
 // Then the Two-Factor edges touching the entities of the examined memories get their
 // importance-gated decay written (w·exp(−r/(1 + 0.1·I)·Δt)) and those below 0.05 are pruned
@@ -104,6 +110,23 @@ func (c *Coordinator) DecayDue(ctx context.Context, tenant string, limit int, ho
 		if len(rows) == 0 {
 			return nil
 		}
+		// Triple copy [triple_copy]: the memories whose trace has faded below the archive
+		// threshold but whose copies are still retrievable (a promoted deep copy) are kept.
+		var faded []int64
+		for _, r := range rows {
+			if r.Stability == nil || r.Layer == db.ZbMemoryLayerCore {
+				continue
+			}
+			if tr, ok := lcTrace(r.Layer, r.Stability, r.Valence, r.Arousal, r.Significance, r.LastAccessedAt); ok {
+				if R, _ := tr.Retrievability(now); R < forgetting.ArchiveThreshold {
+					faded = append(faded, r.ID)
+				}
+			}
+		}
+		protected, err := copyProtected(ctx, q, sw, tenant, faded, now)
+		if err != nil {
+			return err
+		}
 		var recent []float64
 		recentRead := false
 		var ap db.LcDecayApplyParams
@@ -122,7 +145,9 @@ func (c *Coordinator) DecayDue(ctx context.Context, tenant string, limit int, ho
 				continue
 			}
 			R, _ := tr.Retrievability(now)
-			if R < forgetting.ArchiveThreshold {
+			if _, ok := protected[r.ID]; ok && R < forgetting.ArchiveThreshold {
+				rep.ProtectedByCopy = append(rep.ProtectedByCopy, r.ID)
+			} else if R < forgetting.ArchiveThreshold {
 				if r.Carried {
 					archive = append(archive, r.ID)
 					ap.Ids, ap.Archive = append(ap.Ids, r.ID), append(ap.Archive, true)

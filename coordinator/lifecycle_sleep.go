@@ -76,6 +76,9 @@ type SleepReport struct {
 	// assesses the recall log with the metacognitive monitor [metacog_monitor] (0 when the
 	// log did not change since the last assessment; see metacog.go).
 	MetacogEvents int `json:"metacog_events,omitempty"`
+	// Hyperagent reports the HyperAgent's adjustments after the monitor's signals [hyperagent];
+	// nil with it off or when the monitor recorded nothing new.
+	Hyperagent *HyperagentReport `json:"hyperagent,omitempty"`
 	// Seed is the planner's seed.
 	Seed uint32 `json:"seed"`
 	// Episodes is the number of recent real episodes; Counterfactuals the generated candidates.
@@ -95,6 +98,9 @@ type SleepReport struct {
 	Promotions     int `json:"promotions"`
 	// Archived counts faded, unselected episodes archived (carried or not worth keeping).
 	Archived int `json:"archived"`
+	// ProtectedByCopy counts the archive candidates kept because their triple-copy strength is at
+	// least CopyProtectThreshold [triple_copy].
+	ProtectedByCopy int `json:"protected_by_copy,omitempty"`
 	// SchemasCreated counts schema memories; Consolidated the episodes they absorbed.
 	SchemasCreated int `json:"schemas_created"`
 	Consolidated   int `json:"consolidated"`
@@ -198,6 +204,9 @@ func (c *Coordinator) Sleep(ctx context.Context, tenant string, opts *SleepOpts,
 			return err
 		}
 		if rep.MetacogEvents, err = c.metacogAssess(ctx, q, tenant, sw, now); err != nil { // metacog.go
+			return err
+		}
+		if rep.Hyperagent, err = c.hyperagentStep(ctx, q, tenant, sw, now, rep.MetacogEvents); err != nil { // hyperagent.go
 			return err
 		}
 		if !sw.enabled("sim_selection_sleep") && !sw.enabled("dual_process") {
@@ -632,8 +641,17 @@ func (s *sleeper) simulate(rows []db.LcSleepEpisodesRow, seed uint32) error {
 		if err != nil {
 			return err
 		}
+		// A memory still retrievable through its triple copies is never archived [triple_copy].
+		protected, err := copyProtected(s.ctx, q, s.sw, s.tenant, cand, s.now)
+		if err != nil {
+			return err
+		}
 		for _, id := range cand {
 			r := byID[id]
+			if _, ok := protected[id]; ok {
+				rep.ProtectedByCopy++
+				continue
+			}
 			keep := !slices.Contains(carried, id)
 			// The budget never archives a memory that carries consolidated sources (see DecayDue).
 			if keep && s.sw.enabled("ib_budget") && r.Carries == 0 {

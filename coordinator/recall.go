@@ -356,7 +356,8 @@ func (c *Coordinator) trace(layer db.ZbMemoryLayer, stabilityDays float64, v, a,
 }
 
 // recallSideEffects writes, in one short transaction with a lock timeout, the access of the
-// returned memories (skipping rows another transaction holds), their lability windows, the
+// returned memories (skipping rows another transaction holds; a HOT update that leaves fade_at
+// to DecayDue, see MemoryRecallApply), their lability windows, the
 // Hebbian co-activation of their entities, the recall event and the audit event.
 func (c *Coordinator) recallSideEffects(ctx context.Context, tenant, query string, class retrieval.QueryClass,
 	results []Result, rows map[string]*db.RecallCandidatesRow, sw switchSet, now time.Time, qvec []float32,
@@ -364,22 +365,18 @@ func (c *Coordinator) recallSideEffects(ctx context.Context, tenant, query strin
 	ids := make([]int64, 0, len(results))
 	stabs := make([]float64, 0, len(results))
 	reads := make([]float64, 0, len(results))
-	fades := make([]time.Time, 0, len(results))
 	for _, res := range results {
 		r := rows[strconv.FormatInt(res.ID, 10)]
-		s, f, read := 1.0, now, 1.0
+		s, read := 1.0, 1.0
 		if r.Stability != nil {
-			s, f, read = *r.Stability, now.Add(forgetting.Day), *r.Stability
+			s, read = *r.Stability, *r.Stability
 			if tr, ok := c.trace(r.Layer, *r.Stability, r.Valence, r.Arousal, r.Significance, r.LastAccessedAt); ok {
 				if nt, err := c.forget.Recall(tr, now); err == nil {
 					s = nt.Stability.Hours() / 24
-					if fa, ok, err := nt.FadeAt(forgetting.ArchiveThreshold); err == nil && ok {
-						f = fa
-					}
 				}
 			}
 		}
-		ids, stabs, fades, reads = append(ids, res.ID), append(stabs, s), append(fades, f), append(reads, read)
+		ids, stabs, reads = append(ids, res.ID), append(stabs, s), append(reads, read)
 	}
 	sum := sha256.Sum256([]byte(query))
 	var touched []int64
@@ -401,7 +398,7 @@ func (c *Coordinator) recallSideEffects(ctx context.Context, tenant, query strin
 			// The stabilities read above are passed along: a stability another transaction
 			// changed meanwhile gets this recall's growth factor instead of being overwritten.
 			if touched, err = q.MemoryRecallApply(ctx, db.MemoryRecallApplyParams{TenantID: tenant, Ids: ids,
-				Stabilities: stabs, FadeAts: fades, ReadStabilities: reads, Now: now,
+				Stabilities: stabs, ReadStabilities: reads, Now: now,
 				MaxStability: c.forget.Params().MaxStability.Hours() / 24}); err != nil {
 				return err
 			}

@@ -273,7 +273,7 @@ func (q *Queries) MemoryMoveLayer(ctx context.Context, arg MemoryMoveLayerParams
 const memoryRecallApply = `-- name: MemoryRecallApply :many
 WITH upd AS (
     SELECT unnest($4::bigint[]) AS id, unnest($5::double precision[]) AS stability,
-           unnest($6::timestamptz[]) AS fade_at, unnest($7::double precision[]) AS read_stability
+           unnest($6::double precision[]) AS read_stability
 ), locked AS (
     SELECT m.id FROM zb.memory m
     WHERE m.tenant_id = $3::text AND m.id IN (SELECT upd.id FROM upd)
@@ -284,35 +284,32 @@ SET access_count = m.access_count + 1, last_accessed_at = greatest(m.last_access
     stability = CASE WHEN m.stability IS NULL THEN NULL
                      WHEN m.stability = upd.read_stability OR NOT (upd.read_stability > 0) THEN upd.stability
                      ELSE least(m.stability * (upd.stability / upd.read_stability),
-                                greatest(m.stability, $2::double precision)) END,
-    fade_at = CASE WHEN m.stability IS NULL THEN NULL
-                   WHEN m.stability = upd.read_stability OR NOT (upd.read_stability > 0) OR NOT (upd.stability > 0)
-                       THEN upd.fade_at
-                   -- now + (fade_at − now)·S_final/S_recall: R = 0.1 at the same S_eff multiple.
-                   ELSE upd.fade_at + (upd.fade_at - $1::timestamptz) * (least(m.stability * (upd.stability / upd.read_stability),
-                        greatest(m.stability, $2::double precision)) / upd.stability - 1) END
+                                greatest(m.stability, $2::double precision)) END
 FROM upd
 WHERE m.tenant_id = $3::text AND m.id = upd.id AND m.id IN (SELECT locked.id FROM locked)
 RETURNING m.id
 `
 
 type MemoryRecallApplyParams struct {
-	Now             time.Time   `json:"now"`
-	MaxStability    float64     `json:"max_stability"`
-	TenantID        string      `json:"tenant_id"`
-	Ids             []int64     `json:"ids"`
-	Stabilities     []float64   `json:"stabilities"`
-	FadeAts         []time.Time `json:"fade_ats"`
-	ReadStabilities []float64   `json:"read_stabilities"`
+	Now             time.Time `json:"now"`
+	MaxStability    float64   `json:"max_stability"`
+	TenantID        string    `json:"tenant_id"`
+	Ids             []int64   `json:"ids"`
+	Stabilities     []float64 `json:"stabilities"`
+	ReadStabilities []float64 `json:"read_stabilities"`
 }
 
 // MemoryRecallApply records a used recall on memories not locked by another transaction:
-// access count, last access, the grown stability and the new fade time. It returns the ids it
-// updated; locked rows are skipped (recall never waits on a sleep or decay run). Recall computes
-// the growth from the stability it read without a lock (read_stabilities); when another
-// transaction changed the stability since (a sleep, a review), the growth factor applies to the
-// current value, capped at max(current, max_stability), and the fade time scales with it, so
-// neither write is lost.
+// access count, last access and the grown stability. It returns the ids it updated; locked rows
+// are skipped (recall never waits on a sleep or decay run). Recall computes the growth from the
+// stability it read without a lock (read_stabilities); when another transaction changed the
+// stability since (a sleep, a review), the growth factor applies to the current value, capped
+// at max(current, max_stability), so neither write is lost.
+// It writes no indexed column, so the update is HOT (0014): the row is not inserted again into
+// the HNSW, GIN and btree indexes. fade_at (memory_fade_idx) is therefore left alone: a recall
+// only grows stability, so the stored fade time stays at or before the true one, and DecayDue,
+// finding R still ≥ 0.1 when it comes due, moves it to the next predicted crossing (one
+// non-HOT update per fade period instead of one per recall).
 func (q *Queries) MemoryRecallApply(ctx context.Context, arg MemoryRecallApplyParams) ([]int64, error) {
 	rows, err := q.db.Query(ctx, memoryRecallApply,
 		arg.Now,
@@ -320,7 +317,6 @@ func (q *Queries) MemoryRecallApply(ctx context.Context, arg MemoryRecallApplyPa
 		arg.TenantID,
 		arg.Ids,
 		arg.Stabilities,
-		arg.FadeAts,
 		arg.ReadStabilities,
 	)
 	if err != nil {

@@ -336,8 +336,9 @@ type Querier interface {
 	// used recall) in (since, until] that come after the cursor in the order last activity
 	// descending, id descending — (last_accessed_at, id) < (cursor_at, cursor_id) —; rows another
 	// transaction holds are skipped. The rows that tie with the cursor's activity time are taken by
-	// id (memory_pkey) and the older ones through memory_activity_idx, so a large group of equal
-	// times (a bulk load) is not read again by every run.
+	// id (memory_pkey) and the older ones by a scan of the tenant's active rows (memory_activity_idx
+	// was dropped in 0014 so that recall's access update stays HOT), so a large group of equal times
+	// (a bulk load) is not read again by every run.
 	LcSleepEpisodes(ctx context.Context, arg LcSleepEpisodesParams) ([]LcSleepEpisodesRow, error)
 	// LcSleepLock takes the transaction-level advisory lock of a tenant's sleep, so two sleeps never
 	// overlap (the second waits for the first to commit).
@@ -368,6 +369,46 @@ type Querier interface {
 	LexicalStatCompact(ctx context.Context, tenantID string) (int64, error)
 	// LexicalStatGet returns a tenant's BM25 corpus statistics: active documents and total terms.
 	LexicalStatGet(ctx context.Context, tenantID string) (LexicalStatGetRow, error)
+	// McAdjustmentInsert logs one HyperAgent adjustment (zb.hyperagent_adjustment).
+	McAdjustmentInsert(ctx context.Context, arg McAdjustmentInsertParams) (int64, error)
+	// McAdjustmentLock locks one adjustment of the tenant for its revert.
+	McAdjustmentLock(ctx context.Context, arg McAdjustmentLockParams) (McAdjustmentLockRow, error)
+	// McAdjustmentReverted marks one adjustment of the tenant reverted at @now.
+	McAdjustmentReverted(ctx context.Context, arg McAdjustmentRevertedParams) error
+	// McAdjustmentsSince returns the tenant's adjustments applied after @since and not reverted,
+	// oldest first (the HyperAgent's daily budget).
+	McAdjustmentsSince(ctx context.Context, arg McAdjustmentsSinceParams) ([]McAdjustmentsSinceRow, error)
+	// McComposeCandidates returns the compositional context's candidates from other contexts
+	// [compositional_context]: the active memories of the contexts that zb.context_policy lets
+	// @target read (allowed rows; a context always reads itself, which is not a candidate here) that
+	// mention an entity linked to an anchor. The anchors are the entities of @target whose
+	// normalized name is in @names (the query's and the home memories' entities). An entity of
+	// another context is linked to an anchor when it has the same normalized name (the entity
+	// resolution of the cross_context layer) or a same_as edge joins them. Per memory: its
+	// context, content, layer and, as link pairs, the anchors' names (anchor_names[i]) and its own
+	// linked entities' names (entity_names[i]). At most @k memories, by number of links then
+	// recency.
+	McComposeCandidates(ctx context.Context, arg McComposeCandidatesParams) ([]McComposeCandidatesRow, error)
+	// McContextGrants returns the contexts zb.context_policy lets @target read (besides itself).
+	McContextGrants(ctx context.Context, arg McContextGrantsParams) ([]string, error)
+	// McCopyStrengths returns, for each of @ids of the tenant that has triple copies, its triple-copy
+	// strength at @now: the maximum over its fast, medium and deep copies of zb.copy_strength
+	// (pma.TripleCopyMemory.Strengths(...).Strength), clamped to [0, 1]. Memories without copies
+	// are absent. Only zb.triple_copy is read (its primary key serves the lookup).
+	McCopyStrengths(ctx context.Context, arg McCopyStrengthsParams) ([]McCopyStrengthsRow, error)
+	// McMentionNames returns the normalized names of the entities each of @ids mentions (the
+	// entity identifiers within the memory's own context), by memory then name.
+	McMentionNames(ctx context.Context, arg McMentionNamesParams) ([]McMentionNamesRow, error)
+	// McMetacogAt returns the metacognitive events the monitor recorded for the tenant at exactly
+	// @now (one sleep run's signals), by kind.
+	McMetacogAt(ctx context.Context, arg McMetacogAtParams) ([]McMetacogAtRow, error)
+	// McParamSet writes one tuned parameter of the tenant with its bounds.
+	McParamSet(ctx context.Context, arg McParamSetParams) error
+	// McParams returns the tenant's tuned parameters (zb.tenant_parameter), by name.
+	McParams(ctx context.Context, tenantID string) ([]McParamsRow, error)
+	// McSessionContext returns the context (domain) of a session of the tenant: the reading context
+	// of the compositional context [compositional_context].
+	McSessionContext(ctx context.Context, arg McSessionContextParams) (string, error)
 	// MemoryCoreGetByLabel returns the live core memory with a label, locked for the upsert.
 	MemoryCoreGetByLabel(ctx context.Context, arg MemoryCoreGetByLabelParams) (MemoryCoreGetByLabelRow, error)
 	// MemoryCoreUpdate replaces the value of a core memory (an upsert by label).
@@ -399,12 +440,16 @@ type Querier interface {
 	// reported outcome.
 	MemoryOutcomeUpdate(ctx context.Context, arg MemoryOutcomeUpdateParams) (int64, error)
 	// MemoryRecallApply records a used recall on memories not locked by another transaction:
-	// access count, last access, the grown stability and the new fade time. It returns the ids it
-	// updated; locked rows are skipped (recall never waits on a sleep or decay run). Recall computes
-	// the growth from the stability it read without a lock (read_stabilities); when another
-	// transaction changed the stability since (a sleep, a review), the growth factor applies to the
-	// current value, capped at max(current, max_stability), and the fade time scales with it, so
-	// neither write is lost.
+	// access count, last access and the grown stability. It returns the ids it updated; locked rows
+	// are skipped (recall never waits on a sleep or decay run). Recall computes the growth from the
+	// stability it read without a lock (read_stabilities); when another transaction changed the
+	// stability since (a sleep, a review), the growth factor applies to the current value, capped
+	// at max(current, max_stability), so neither write is lost.
+	// It writes no indexed column, so the update is HOT (0014): the row is not inserted again into
+	// the HNSW, GIN and btree indexes. fade_at (memory_fade_idx) is therefore left alone: a recall
+	// only grows stability, so the stored fade time stays at or before the true one, and DecayDue,
+	// finding R still ≥ 0.1 when it comes due, moves it to the next predicted crossing (one
+	// non-HOT update per fade period instead of one per recall).
 	MemoryRecallApply(ctx context.Context, arg MemoryRecallApplyParams) ([]int64, error)
 	// MemorySearchNearest returns a tenant's active memories nearest to a query embedding (cosine
 	// distance, HNSW index).

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/zenbrain/zb/coordinator"
 )
@@ -64,48 +65,11 @@ func benchDecay(ctx context.Context, c *Config, n int) (*DecayFigure, error) {
 	}
 	r := rand.New(rand.NewPCG(c.Seed, uint64(n)))
 	began := time.Now()
-	seed := min(n, DecaySeedRows)
-	for start := 0; start < seed; start += coordinator.MaxBatch / 2 {
-		items := genItems(r, decayTenant, min(coordinator.MaxBatch/2, seed-start))
-		if _, err := co.StoreBatch(ctx, items); err != nil {
-			return nil, err
-		}
-	}
-	// Larger sizes copy the StoreBatch rows on the server (new ids, every index maintained):
-	// loading a million memories through StoreBatch would take most of an hour here.
-	for have := seed; have < n; {
-		tag, err := pool.Exec(ctx, `INSERT INTO zb.memory (tenant_id, context, layer, kind, content, created_at, updated_at,
-				last_accessed_at, stability, fade_at, terms, term_count, valence, arousal, significance, importance, priority,
-				derived_at, metadata, source_ids, subject, attribute, occurred_at, event_from, event_to, valid_from, ai_generated)
-			SELECT tenant_id, context, layer, kind, content, created_at, updated_at, last_accessed_at, stability, fade_at, terms,
-				term_count, valence, arousal, significance, importance, priority, derived_at, metadata, source_ids, subject,
-				attribute, occurred_at, event_from, event_to, valid_from, ai_generated
-			FROM zb.memory WHERE tenant_id = $1 ORDER BY id LIMIT $2`, decayTenant, min(have, n-have))
-		if err != nil {
-			return nil, fmt.Errorf("error copying memories: %w", err)
-		}
-		have += int(tag.RowsAffected())
-	}
-	f := &DecayFigure{N: n, Load: secs(time.Since(began)), Target: DecayTargetRatio}
-	// Nothing else may work on the database: drop the derive jobs StoreBatch enqueued.
-	if _, err := pool.Exec(ctx, `DELETE FROM river.river_job`); err != nil {
-		return nil, err
-	}
-	var ids []int64
-	rows, err := pool.Query(ctx, `SELECT id FROM zb.memory WHERE tenant_id = $1 ORDER BY id`, decayTenant)
+	ids, err := loadTenant(ctx, pool, co, r, decayTenant, n)
 	if err != nil {
 		return nil, err
 	}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
+	f := &DecayFigure{N: n, Load: secs(time.Since(began)), Target: DecayTargetRatio}
 	r.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
 	faded := ids[:max(1, int(float64(n)*c.FadedFraction))]
 	f.Faded = len(faded)
@@ -175,4 +139,52 @@ func benchDecay(ctx context.Context, c *Config, n int) (*DecayFigure, error) {
 	f.Ratio = ratio(median(decays), median(archives))
 	f.Met = f.Ratio <= f.Target
 	return f, nil
+}
+
+// loadTenant loads n generated memories into tenant — DecaySeedRows through StoreBatch, the rest
+// as server-side copies of those — drops the derive jobs StoreBatch enqueued (the corpus stands
+// for memories derived long ago; nothing else may work on the database) and returns the ids.
+func loadTenant(ctx context.Context, pool *pgxpool.Pool, co *coordinator.Coordinator, r *rand.Rand, tenant string, n int) ([]int64, error) {
+	seed := min(n, DecaySeedRows)
+	for start := 0; start < seed; start += coordinator.MaxBatch / 2 {
+		items := genItems(r, tenant, min(coordinator.MaxBatch/2, seed-start))
+		if _, err := co.StoreBatch(ctx, items); err != nil {
+			return nil, err
+		}
+	}
+	// Larger sizes copy the StoreBatch rows on the server (new ids, every index maintained):
+	// loading a million memories through StoreBatch would take most of an hour here.
+	for have := seed; have < n; {
+		tag, err := pool.Exec(ctx, `INSERT INTO zb.memory (tenant_id, context, layer, kind, content, created_at, updated_at,
+				last_accessed_at, stability, fade_at, terms, term_count, valence, arousal, significance, importance, priority,
+				derived_at, metadata, source_ids, subject, attribute, occurred_at, event_from, event_to, valid_from, ai_generated)
+			SELECT tenant_id, context, layer, kind, content, created_at, updated_at, last_accessed_at, stability, fade_at, terms,
+				term_count, valence, arousal, significance, importance, priority, derived_at, metadata, source_ids, subject,
+				attribute, occurred_at, event_from, event_to, valid_from, ai_generated
+			FROM zb.memory WHERE tenant_id = $1 ORDER BY id LIMIT $2`, tenant, min(have, n-have))
+		if err != nil {
+			return nil, fmt.Errorf("error copying memories: %w", err)
+		}
+		have += int(tag.RowsAffected())
+	}
+	// Nothing else may work on the database: drop the derive jobs StoreBatch enqueued.
+	if _, err := pool.Exec(ctx, `DELETE FROM river.river_job`); err != nil {
+		return nil, err
+	}
+	var ids []int64
+	rows, err := pool.Query(ctx, `SELECT id FROM zb.memory WHERE tenant_id = $1 ORDER BY id`, tenant)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return ids, nil
 }

@@ -69,6 +69,9 @@ type Config struct {
 	FadedFraction float64
 	// SleepSizes are the memory counts of the sleep benchmark. Nil means SleepSizesDefault.
 	SleepSizes []int
+	// MaintSizes are the tenant sizes of the review and propagation benchmark (FadedFraction
+	// of the cards due). Nil means MaintSizesDefault.
+	MaintSizes []int
 	// DeriveTenants and DerivePerTenant shape the derive benchmark (DeriveTenants < 0 skips
 	// it). Default DeriveTenantsDefault and DerivePerTenantDefault.
 	DeriveTenants, DerivePerTenant int
@@ -90,6 +93,9 @@ func (c *Config) withDefaults() Config {
 	}
 	if o.SleepSizes == nil {
 		o.SleepSizes = SleepSizesDefault
+	}
+	if o.MaintSizes == nil {
+		o.MaintSizes = MaintSizesDefault
 	}
 	o.FadedFraction = cmp.Or(o.FadedFraction, FadedFractionDefault)
 	o.DeriveTenants = cmp.Or(o.DeriveTenants, DeriveTenantsDefault)
@@ -113,7 +119,7 @@ func (c *Config) validate() error {
 	if !(c.FadedFraction > 0 && c.FadedFraction <= 1) {
 		return fmt.Errorf("lifecycle: Config.FadedFraction must be in (0, 1], got %v", c.FadedFraction)
 	}
-	for _, n := range slices.Concat(c.DecaySizes, c.SleepSizes) {
+	for _, n := range slices.Concat(c.DecaySizes, c.SleepSizes, c.MaintSizes) {
 		if n < 100 || n > 10_000_000 {
 			return fmt.Errorf("lifecycle: sizes must be in 100..10000000, got %d", n)
 		}
@@ -135,8 +141,10 @@ type Results struct {
 	// Machine describes where it ran.
 	Machine Machine `json:"machine"`
 	// Decay, Sleep and Derive are the three experiments' figures.
-	Decay  []DecayFigure  `json:"decay"`
-	Sleep  []SleepFigure  `json:"sleep"`
+	Decay []DecayFigure `json:"decay"`
+	Sleep []SleepFigure `json:"sleep"`
+	// Maint are the review and propagation figures by tenant size.
+	Maint  []MaintFigure  `json:"maint,omitempty"`
 	Derive *DeriveFigure  `json:"derive,omitempty"`
 	Config map[string]any `json:"config"`
 }
@@ -173,6 +181,15 @@ func Run(ctx context.Context, cfg *Config) (*Results, error) {
 		}
 		c.Logger.Info("decay", "n", n, "ratio", f.Ratio, "decay_s", f.Decay, "archive_s", f.Archive)
 		res.Decay = append(res.Decay, *f)
+	}
+	for _, n := range c.MaintSizes {
+		f, err := benchMaint(ctx, &c, n)
+		if err != nil {
+			return nil, fmt.Errorf("review/propagate at %d: %w", n, err)
+		}
+		c.Logger.Info("maint", "n", n, "review_ratio", f.ReviewRatio, "propagate_ratio", f.PropagateRatio,
+			"review_s", f.Review, "propagate_s", f.Propagate)
+		res.Maint = append(res.Maint, *f)
 	}
 	if len(c.SleepSizes) > 0 {
 		fs, err := benchSleep(ctx, &c)

@@ -48,7 +48,7 @@ func TestRunSmall(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	res, err := lifecycle.Run(ctx, &lifecycle.Config{AdminURL: zbtest.AdminURL(t), DecaySizes: []int{400},
-		SleepSizes: []int{100, 200}, DeriveTenants: 2, DerivePerTenant: 40, Repeats: 1})
+		SleepSizes: []int{100, 200}, MaintSizes: []int{1000}, DeriveTenants: 2, DerivePerTenant: 40, Repeats: 1})
 	require.NoError(t, err)
 
 	require.Len(t, res.Decay, 1)
@@ -69,6 +69,18 @@ func TestRunSmall(t *testing.T) {
 	require.Equal(t, 200, res.Sleep[1].Episodes, "every stored memory is a recent episode")
 	require.Equal(t, 1, res.Sleep[1].Rounds)
 	require.Positive(t, res.Sleep[1].EdgesBefore, "derivation made edges before the sleep")
+
+	// Review reads each due card and its memory through indexes only; propagation works on
+	// exactly the seeds' trees.
+	require.Len(t, res.Maint, 1)
+	m := res.Maint[0]
+	require.Equal(t, 10, m.Due, "1% of 1000")
+	require.Equal(t, m.Due, m.Reviewed)
+	require.Equal(t, int64(4*m.Due), m.ReviewRowsRead, "two rows of each table per due card (the candidate scan and the write): %v", m.ReviewReads)
+	require.Zero(t, m.ReviewSeqScans)
+	require.Equal(t, lifecycle.MaintSeeds*(1+lifecycle.MaintFanout+lifecycle.MaintFanout*lifecycle.MaintFanout), m.Nodes)
+	require.Positive(t, m.ReviewRatio)
+	require.Positive(t, m.PropagateRatio)
 
 	require.NotNil(t, res.Derive)
 	require.Equal(t, 80, res.Derive.Memories)

@@ -43,6 +43,22 @@ func (r *Results) Markdown(w io.Writer) {
 		fmt.Fprintf(w, "\nRows read: the zb.memory rows one DecayDue transaction read (sequential and index fetches, pg_stat_xact_user_tables).\n")
 		fmt.Fprintln(w)
 	}
+	if len(r.Maint) > 0 {
+		fmt.Fprintf(w, "## Review and propagation: cost by tenant size at fixed work\n\n")
+		fmt.Fprintf(w, "ReviewDue over the due cards (1%% of N) vs a plain UPDATE rescheduling those cards; Propagate from %d seeds "+
+			"over their fixed trees (%d memories) vs a plain UPDATE writing those memories' confidence. The time relative to the "+
+			"smallest N shows whether cost follows the work (flat for propagation, linear in the due count for review).\n\n",
+			MaintSeeds, MaintSeeds*(1+MaintFanout+MaintFanout*MaintFanout))
+		fmt.Fprintf(w, "| N | links | due | review ratio | review (s) | UPDATE (s) | rows read | seq scans | nodes | propagate ratio | propagate (s) | vs smallest N | UPDATE (s) | rows read | seq scans | load (s) |\n")
+		fmt.Fprintf(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		for _, f := range r.Maint {
+			fmt.Fprintf(w, "| %d | %d | %d | %.2f× | %.4f | %.4f | %d | %d | %d | %.2f× | %.4f | %.2f× | %.4f | %d | %d | %.1f |\n", f.N, f.Links, f.Due,
+				f.ReviewRatio, float64(f.Review), float64(f.ReviewUpdate), f.ReviewRowsRead, f.ReviewSeqScans, f.Nodes, f.PropagateRatio,
+				float64(f.Propagate), float64(f.Propagate)/float64(r.Maint[0].Propagate), float64(f.PropagateUpdate), f.PropagateRowsRead,
+				f.PropagateSeqScans, float64(f.Load))
+		}
+		fmt.Fprintln(w)
+	}
 	if len(r.Sleep) > 0 {
 		fmt.Fprintf(w, "## Sleep: one tenant's sleep time by memory count, relative to the smallest\n\n")
 		fmt.Fprintf(w, "Sleep time is the sum over the rounds that cover the tenant's sleep window (at most %d episodes per round).\n\n", r.Sleep[0].MaxEpisodes)

@@ -211,7 +211,8 @@ type FilteredFigure struct {
 	N       int `json:"n"`
 	Tenants int `json:"tenants"`
 	// Setting names the setting: "iterative off, ef 40" (pgvector's defaults), "relaxed,
-	// ef 100" (zb.recall_candidates), "strict, ef 100", or "partial per-layer HNSW".
+	// ef 100" (zb.recall_candidates), "strict, ef 100", "relaxed, ef 200", or "partial per-layer
+	// HNSW".
 	Setting string `json:"setting"`
 	// RecallAt10 is the mean |ANN ∩ exact| / |exact| over the queries; MinRecall the worst.
 	RecallAt10 float64 `json:"recall_at_10"`
@@ -238,6 +239,7 @@ func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 		{name: "iterative off, ef 40", settings: map[string]string{"hnsw.iterative_scan": "off", "hnsw.ef_search": "40"}},
 		{name: "relaxed, ef 100", settings: map[string]string{"hnsw.iterative_scan": "relaxed_order", "hnsw.ef_search": "100"}},
 		{name: "strict, ef 100", settings: map[string]string{"hnsw.iterative_scan": "strict_order", "hnsw.ef_search": "100"}},
+		{name: "relaxed, ef 200", settings: map[string]string{"hnsw.iterative_scan": "relaxed_order", "hnsw.ef_search": "200"}},
 	}
 	if c.PartialMax > 0 && n <= c.PartialMax {
 		settings = append(settings, filterSetting{name: "partial per-layer HNSW, relaxed, ef 100", partial: true,

@@ -16,8 +16,9 @@ LIMIT 1;
 -- used recall) in (since, until] that come after the cursor in the order last activity
 -- descending, id descending — (last_accessed_at, id) < (cursor_at, cursor_id) —; rows another
 -- transaction holds are skipped. The rows that tie with the cursor's activity time are taken by
--- id (memory_pkey) and the older ones through memory_activity_idx, so a large group of equal
--- times (a bulk load) is not read again by every run.
+-- id (memory_pkey) and the older ones by a scan of the tenant's active rows (memory_activity_idx
+-- was dropped in 0014 so that recall's access update stays HOT), so a large group of equal times
+-- (a bulk load) is not read again by every run.
 WITH ties AS (
     SELECT t.id FROM zb.memory t
     WHERE t.tenant_id = @tenant_id::text AND t.id < @cursor_id::bigint AND t.last_accessed_at = @cursor_at::timestamptz
@@ -134,9 +135,15 @@ RETURNING id;
 WITH RECURSIVE hop(id, depth) AS (
     SELECT u.id, 0 FROM unnest(@ids::bigint[]) AS u(id)
     UNION
-    SELECT CASE WHEN l.source_id = h.id THEN l.target_id ELSE l.source_id END, h.depth + 1
+    -- Both directions as two index probes (the primary key and memory_link_target_idx): an OR
+    -- in the join condition makes the planner scan the tenant's links on every iteration.
+    SELECT n.id, h.depth + 1
     FROM hop h
-    JOIN zb.memory_link l ON l.tenant_id = @tenant_id::text AND (l.source_id = h.id OR l.target_id = h.id)
+    CROSS JOIN LATERAL (
+        SELECT l.target_id AS id FROM zb.memory_link l WHERE l.tenant_id = @tenant_id::text AND l.source_id = h.id
+        UNION ALL
+        SELECT l.source_id FROM zb.memory_link l WHERE l.tenant_id = @tenant_id::text AND l.target_id = h.id
+    ) n
     WHERE h.depth < @max_depth::int
 )
 SELECT hop.id::bigint AS id, min(hop.depth)::int AS depth FROM hop

@@ -182,3 +182,8 @@ BEGIN
     END IF;
 END
 $$;
+
+
+-- memory_activity_idx (0007) returns; zb.memory's fillfactor goes back to the default (100).
+CREATE INDEX IF NOT EXISTS memory_activity_idx ON zb.memory (tenant_id, last_accessed_at) WHERE status = 'active';
+ALTER TABLE zb.memory RESET (fillfactor);

@@ -17,6 +17,14 @@
 --    zb.recall_lexical and zb.recall_vector: SECURITY DEFINER, owned by the role
 --    <prefix>_search (NOLOGIN, BYPASSRLS, SELECT on zb.memory and zb.tenant_binding), created
 --    when the migrating role is a superuser. They refuse any tenant but zb.current_tenant().
+--  * Recall's access update (MemoryRecallApply: access_count, last_accessed_at, stability) is
+--    a HOT update: memory_activity_idx (tenant_id, last_accessed_at) goes, so no index covers a
+--    column it writes (fade_at, in memory_fade_idx, is no longer written by recall: see the
+--    query), and a recalled row is no longer inserted again into every index (HNSW and GIN
+--    included). Its two readers (sleep's episodes, STC's tagging pass) read the tenant's active
+--    rows through memory_layer_status_idx instead. zb.memory gets fillfactor 90 so updated rows
+--    find room on their page; this applies to pages written from now on (existing pages keep
+--    what they have until VACUUM FULL or CLUSTER rewrites the table).
 
 CREATE OR REPLACE FUNCTION zb.bm25_doc(doc_terms text[], doc_len integer, q_terms text[], q_idf double precision[],
                                        avgdl double precision, k1 double precision DEFAULT 1.2, b double precision DEFAULT 0.75)
@@ -459,3 +467,8 @@ BEGIN
     ORDER BY m.id;
 END
 $$;
+
+
+-- HOT recall updates (see the header).
+DROP INDEX IF EXISTS zb.memory_activity_idx;
+ALTER TABLE zb.memory SET (fillfactor = 80);

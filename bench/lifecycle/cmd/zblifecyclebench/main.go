@@ -19,6 +19,8 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -38,6 +40,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	quick := fs.Bool("quick", false, "small sizes (a smoke run: decay 2k, sleep 500/1000, derive 2×200)")
 	target := fs.Int("migrate-target", 0, "last zb migration to apply (0: all)")
 	seed := fs.Uint64("seed", 1, "seed of the generated data")
+	maintSizes := fs.String("maint-sizes", "", "comma-separated tenant sizes of the review/propagation benchmark (default 10000,100000)")
+	only := fs.String("only", "", "run only these experiments, comma-separated: decay, maint, sleep, derive (default: all)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -50,6 +54,42 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	}
 	if *quick {
 		cfg.DecaySizes, cfg.SleepSizes, cfg.DeriveTenants, cfg.DerivePerTenant = []int{2_000}, []int{500, 1_000}, 2, 200
+		cfg.MaintSizes = []int{1_000, 4_000}
+	}
+	if *maintSizes != "" {
+		cfg.MaintSizes = nil
+		for _, x := range strings.Split(*maintSizes, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(x))
+			if err != nil {
+				fmt.Fprintf(stderr, "zblifecyclebench: -maint-sizes: %q is not a number\n", x)
+				return 2
+			}
+			cfg.MaintSizes = append(cfg.MaintSizes, n)
+		}
+	}
+	if *only != "" {
+		want := map[string]bool{}
+		for _, x := range strings.Split(*only, ",") {
+			switch x = strings.TrimSpace(x); x {
+			case "decay", "maint", "sleep", "derive":
+				want[x] = true
+			default:
+				fmt.Fprintf(stderr, "zblifecyclebench: unknown experiment %q in -only (decay, maint, sleep, derive)\n", x)
+				return 2
+			}
+		}
+		if !want["decay"] {
+			cfg.DecaySizes = []int{}
+		}
+		if !want["maint"] {
+			cfg.MaintSizes = []int{}
+		}
+		if !want["sleep"] {
+			cfg.SleepSizes = []int{}
+		}
+		if !want["derive"] {
+			cfg.DeriveTenants = -1
+		}
 	}
 	if cfg.AdminURL == "" {
 		u, cleanup, err := ephemeral(ctx)

@@ -1,0 +1,234 @@
+package security
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zenbrain/zb/algorithms/retrieval"
+	"github.com/zenbrain/zb/algorithms/textproc"
+	"github.com/zenbrain/zb/coordinator"
+	"github.com/zenbrain/zb/sql/schema"
+)
+
+// candRow is one row of zb.recall_candidates_model.
+type candRow struct {
+	id                         int64
+	cosine, bm25, sessBM25     float64
+	byVector, byLexical, byCtx bool
+	prev, next, docCount       int64
+}
+
+// TestRecallCandidatePaths checks the access paths of 0014's zb.recall_candidates_model
+// against the pre-0014 function (0010's, taken from 0014's down migration and created as
+// zbref.recall_candidates_model) and against an exact ranking, for three tenant sizes:
+//   - small (300 active memories ≤ 1000): every path exact through the tenant btree — rows
+//     identical to 0010's (ids, signals, neighbours, scores);
+//   - large (1 100 > 1000): one HNSW scan for the vector half, the btree for the lexical half;
+//   - large with 5 000 more documents in its corpus statistics (n > 5000, the GIN path): the
+//     lexical half through zb.recall_lexical / recall_lexical_scan.
+//
+// For the large ones the lexical candidates and every score are identical to 0010's and the
+// vector candidates reach recall@8 ≥ 0.95 against the exact per-layer top 8. Each is called as
+// the superuser (invoker functions) and as a zb_app login bound to the tenant (the SECURITY
+// DEFINER functions): both give the same rows.
+func TestRecallCandidatePaths(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := ctxT(t)
+	const small, large = "paths-small", "paths-large"
+	storeN := func(tenant string, n int) {
+		items := make([]coordinator.StoreInput, 0, n)
+		layers := []coordinator.Layer{coordinator.LayerSemantic, coordinator.LayerEpisodic, coordinator.LayerProcedural}
+		for i := range n {
+			items = append(items, coordinator.StoreInput{TenantID: tenant, Layer: layers[i%3],
+				Content: fmt.Sprintf("%s %s the %s %s in %s", pName(i), pVerb(i/11), pAdj(i/(11*13)), pObj(i/(11*13*7)), pPlace(i))})
+		}
+		got, err := e.co.StoreBatch(ctx, items)
+		require.NoError(t, err)
+		require.EqualValues(t, n, got)
+	}
+	storeN(small, 300)
+	storeN(large, 1100)
+
+	down, err := schema.FS.ReadFile("0014_perf.down.sql")
+	require.NoError(t, err)
+	const head = "CREATE OR REPLACE FUNCTION zb.recall_candidates_model("
+	src := string(down)
+	i := strings.Index(src, head)
+	require.GreaterOrEqual(t, i, 0)
+	j := strings.Index(src[i:], "\n$$;")
+	require.Positive(t, j)
+	ref := "CREATE FUNCTION zbref.recall_candidates_model(" + src[i+len(head):i+j] + "\n$$;"
+	_, err = e.super.Exec(ctx, "CREATE SCHEMA zbref")
+	require.NoError(t, err)
+	_, err = e.super.Exec(ctx, ref)
+	require.NoError(t, err)
+
+	app, _ := e.login(t, "app", small, large)
+	var owner string
+	require.NoError(t, e.super.QueryRow(ctx, `SELECT proowner::regrole::text FROM pg_proc
+		WHERE oid = 'zb.recall_vector'::regproc`).Scan(&owner))
+	require.Equal(t, e.role(t, "app")[:strings.LastIndex(e.role(t, "app"), "_")]+"_search", owner,
+		"the vector definer is owned by the search role (migrated as superuser)")
+
+	var layers []string
+	for _, l := range retrieval.Layers() {
+		layers = append(layers, string(l))
+	}
+	now := t0.Add(24 * 3600 * 1e9)
+	model := e.emb.Model()
+	const k = 8
+	call := func(tx pgx.Tx, fn, tenant, q string) []candRow {
+		t.Helper()
+		vs, err := e.emb.Embed(ctx, []string{q})
+		require.NoError(t, err)
+		vec := vecText(vs[0])
+		terms := textproc.Terms(q, textproc.DetectLang(q))
+		rows, err := tx.Query(ctx, `SELECT id, cosine, bm25, by_vector, by_lexical, by_context, coalesce(prev_id, 0),
+			coalesce(next_id, 0), session_bm25, doc_count
+			FROM `+fn+`($1, $2::vector, $3, $4::zb.memory_layer[], $5, $6, NULL, NULL, NULL, NULL, false, $7) ORDER BY id`,
+			tenant, vec, terms, layers, k, now, model)
+		require.NoError(t, err)
+		var out []candRow
+		for rows.Next() {
+			var r candRow
+			require.NoError(t, rows.Scan(&r.id, &r.cosine, &r.bm25, &r.byVector, &r.byLexical, &r.byCtx, &r.prev, &r.next,
+				&r.sessBM25, &r.docCount))
+			out = append(out, r)
+		}
+		require.NoError(t, rows.Err())
+		return out
+	}
+	exactVector := func(tenant, q string) map[int64]bool {
+		t.Helper()
+		vs, err := e.emb.Embed(ctx, []string{q})
+		require.NoError(t, err)
+		rows, err := e.super.Query(ctx, `SELECT id FROM (
+			SELECT id, row_number() OVER (PARTITION BY layer ORDER BY (embedding <=> $2::vector) + 0, id) AS rn
+			FROM zb.memory WHERE tenant_id = $1 AND status = 'active' AND embedding IS NOT NULL) x WHERE rn <= $3`,
+			tenant, vecText(vs[0]), k)
+		require.NoError(t, err)
+		out := map[int64]bool{}
+		for rows.Next() {
+			var id int64
+			require.NoError(t, rows.Scan(&id))
+			out[id] = true
+		}
+		require.NoError(t, rows.Err())
+		return out
+	}
+	super := func(fn, tenant, q string) []candRow {
+		var out []candRow
+		inTenant(t, e.super, "", func(tx pgx.Tx) { out = call(tx, fn, tenant, q) })
+		return out
+	}
+	asApp := func(tenant, q string) []candRow {
+		var out []candRow
+		inTenant(t, app, tenant, func(tx pgx.Tx) { out = call(tx, "zb.recall_candidates_model", tenant, q) })
+		return out
+	}
+	queries := []string{"what did Greta repair in Lyon?", "who painted the blue kettle", "Ines borrowed an old lamp",
+		"where was the small bicycle sold", "Hiro cleaned the green window in Turku"}
+	check := func(tenant, phase string, minDocs, maxDocs int64, exact bool) {
+		hit, total := 0, 0
+		for _, q := range queries {
+			want := super("zbref.recall_candidates_model", tenant, q)
+			got := super("zb.recall_candidates_model", tenant, q)
+			require.NotEmpty(t, got, "%s %s %q", phase, tenant, q)
+			require.Equal(t, got, asApp(tenant, q), "%s %q: zb_app (definer path) and superuser give the same candidates", phase, q)
+			require.GreaterOrEqual(t, got[0].docCount, minDocs, phase)
+			require.LessOrEqual(t, got[0].docCount, maxDocs, phase)
+			if exact {
+				require.Equal(t, len(want), len(got), "%s %q", phase, q)
+				for x := range want {
+					w, g := want[x], got[x]
+					require.Equal(t, [4]int64{w.id, w.prev, w.next, w.docCount}, [4]int64{g.id, g.prev, g.next, g.docCount}, "%s %q", phase, q)
+					require.Equal(t, [3]bool{w.byVector, w.byLexical, w.byCtx}, [3]bool{g.byVector, g.byLexical, g.byCtx}, "%s %q id %d", phase, q, g.id)
+					require.InDelta(t, w.cosine, g.cosine, 1e-9)
+					require.InDelta(t, w.bm25, g.bm25, 1e-9)
+					require.InDelta(t, w.sessBM25, g.sessBM25, 1e-9)
+				}
+				continue
+			}
+			// Lexical half identical to 0010's, every shared candidate scored the same.
+			require.Equal(t, lexIDs(want), lexIDs(got), "%s %q: lexical candidates", phase, q)
+			wb := map[int64]candRow{}
+			for _, w := range want {
+				wb[w.id] = w
+			}
+			for _, g := range got {
+				if w, ok := wb[g.id]; ok {
+					require.InDelta(t, w.bm25, g.bm25, 1e-9)
+					require.InDelta(t, w.cosine, g.cosine, 1e-9)
+				}
+			}
+			ex := exactVector(tenant, q)
+			for _, g := range got {
+				if g.byVector && ex[g.id] {
+					hit++
+				}
+			}
+			total += len(ex)
+		}
+		if !exact {
+			r := float64(hit) / math.Max(1, float64(total))
+			t.Logf("%s: vector candidates recall@%d against exact %.3f (%d of %d)", phase, k, r, hit, total)
+			require.GreaterOrEqual(t, r, 0.95, phase)
+		}
+	}
+	check(small, "small tenant (btree, exact)", 300, 300, true)
+	check(large, "large tenant (HNSW + btree lexical)", 1100, 1100, false)
+	// More than 5000 documents in the corpus statistics: the lexical half takes the GIN path
+	// (the statistics feed both functions alike, so the scores stay comparable).
+	_, err = e.super.Exec(ctx, `INSERT INTO zb.lexical_stat_delta (tenant_id, docs, terms)
+		SELECT $1, 5000, 5000 * sum(d.terms) / sum(d.docs) FROM zb.lexical_stat_delta d WHERE d.tenant_id = $1`, large)
+	require.NoError(t, err)
+	check(large, "large tenant (HNSW + GIN lexical)", 6100, 6100, false)
+}
+
+func lexIDs(rs []candRow) []int64 {
+	var out []int64
+	for _, r := range rs {
+		if r.byLexical {
+			out = append(out, r.id)
+		}
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a] < out[b] })
+	return out
+}
+
+func vecText(v []float32) string {
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = strconv.FormatFloat(float64(x), 'g', -1, 32)
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}
+
+func pName(i int) string {
+	return []string{"Ada", "Bruno", "Chiara", "Dmitri", "Elif", "Farid", "Greta", "Hiro", "Ines", "Jonas", "Kemal"}[i%11]
+}
+
+func pVerb(i int) string {
+	return []string{"repaired", "painted", "borrowed", "sold", "cleaned", "lost", "found", "bought", "moved", "hid",
+		"gave away", "measured", "photographed"}[i%13]
+}
+
+func pAdj(i int) string {
+	return []string{"blue", "old", "small", "green", "heavy", "broken", "shiny"}[i%7]
+}
+
+func pObj(i int) string {
+	return []string{"kettle", "lamp", "bicycle", "window", "chair", "clock", "ladder", "radio"}[i%8]
+}
+
+func pPlace(i int) string {
+	return []string{"Lyon", "Porto", "Graz", "Turku", "Ghent", "Bergen"}[i%6]
+}
