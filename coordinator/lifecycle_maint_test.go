@@ -172,6 +172,28 @@ func TestReviewDue(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, rep.Reviewed)
 	require.Equal(t, before, tenantState(t, pool, tenant))
+
+	// Without vmPFC coupling the batch writes no PE or multiplier (NULL, not NaN) and leaves the
+	// cards' context embedding as it was; a batch of 3 writes 3 cards and 3 log rows.
+	const plain = "review-plain"
+	require.NoError(t, b.co.SetAlgorithm(ctx, plain, "vmpfc_fsrs", false))
+	var ids []int64
+	for _, txt := range []string{"The boat is moored in Kiel.", "Anna plays the cello.", "The key is under the blue pot."} {
+		r, err := b.co.Store(ctx, coordinator.StoreInput{TenantID: plain, Content: txt, Layer: coordinator.LayerSemantic})
+		require.NoError(t, err)
+		ids = append(ids, r.ID)
+	}
+	_, err = b.co.Derive(ctx, jobs.DeriveArgs{TenantID: plain, MemoryIDs: ids}, nil)
+	require.NoError(t, err)
+	b.clock.Add(6 * 24 * time.Hour)
+	rep, err = b.co.ReviewDue(ctx, plain, 0, nil)
+	require.NoError(t, err)
+	require.Equal(t, 3, rep.Reviewed)
+	require.Zero(t, rep.VMPFCApplied)
+	require.Equal(t, 3, queryInt(t, pool, `SELECT count(*) FROM zb.review_log WHERE tenant_id = $1 AND vmpfc_pe IS NULL AND multiplier IS NULL
+		AND interval_days > 0`, plain))
+	require.Equal(t, 3, queryInt(t, pool, `SELECT count(*) FROM zb.review_state WHERE tenant_id = $1 AND context_embedding IS NULL
+		AND last_review = $2 AND due > $2`, plain, b.clock.Now()))
 }
 
 func TestConsolidateSession(t *testing.T) {

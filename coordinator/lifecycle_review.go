@@ -2,10 +2,13 @@ package coordinator
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/zenbrain/zb/algorithms/forgetting"
 	"github.com/zenbrain/zb/algorithms/review"
 	"github.com/zenbrain/zb/db"
 )
@@ -89,6 +92,14 @@ func (c *Coordinator) ReviewDue(ctx context.Context, tenant string, limit int, h
 				return err
 			}
 		}
+		// The batch's writes are collected and applied with three set-based statements (the
+		// cards, the log, the grown stabilities) instead of two or three per card.
+		cards := db.LcReviewWriteBatchParams{TenantID: tenant, Now: now, SetContext: ctxNow != nil}
+		if ctxNow != nil {
+			cards.Context = toVector(ctxNow)
+		}
+		logs := db.LcReviewLogInsertBatchParams{TenantID: tenant, Now: now}
+		grown := db.LcMemoryForgettingBatchParams{TenantID: tenant}
 		for _, r := range rows {
 			card := review.Card{Stability: r.CardStability, Difficulty: r.CardDifficulty, Due: r.Due, Reps: uint64(max(r.Reps, 0)),
 				Lapses: uint64(max(r.Lapses, 0)), State: review.State(r.State), ElapsedDays: uint64(max(r.ElapsedDays, 0)),
@@ -97,23 +108,7 @@ func (c *Coordinator) ReviewDue(ctx context.Context, tenant string, limit int, h
 				card.LastReview = *r.LastReview
 			}
 			tr, hasTrace := lcTrace(r.Layer, r.Stability, r.Valence, r.Arousal, r.Significance, r.LastAccessedAt)
-			used := int(r.AccessCount - r.AccessesAtReview)
-			var grade review.Grade
-			switch {
-			case used >= ReviewEasyAccesses:
-				grade = review.Easy
-			case used > 0:
-				grade = review.Good
-			default:
-				R := 1.0
-				if hasTrace {
-					R, _ = tr.Retrievability(now)
-				}
-				grade = review.Again
-				if R >= ReviewHardRetrievability {
-					grade = review.Hard
-				}
-			}
+			grade := inferGrade(int(r.AccessCount-r.AccessesAtReview), tr, hasTrace, now)
 			var next review.Card
 			var lg review.ReviewLog
 			if ctxNow != nil {
@@ -125,31 +120,29 @@ func (c *Coordinator) ReviewDue(ctx context.Context, tenant string, limit int, h
 			if err != nil {
 				return err
 			}
-			ctxStore := r.ContextEmbedding
+			cards.MemoryIds = append(cards.MemoryIds, r.MemoryID)
+			cards.Stabilities = append(cards.Stabilities, next.Stability)
+			cards.Difficulties = append(cards.Difficulties, lcClamp(next.Difficulty, 0, 10))
+			cards.Dues = append(cards.Dues, next.Due)
+			cards.Reps = append(cards.Reps, int32(next.Reps))
+			cards.Lapses = append(cards.Lapses, int32(next.Lapses))
+			cards.States = append(cards.States, int16(next.State))
+			cards.ElapsedDays = append(cards.ElapsedDays, int32(next.ElapsedDays))
+			cards.ScheduledDays = append(cards.ScheduledDays, int32(next.ScheduledDays))
+			cards.Accesses = append(cards.Accesses, r.AccessCount)
+			pe, mult := math.NaN(), math.NaN()
 			if ctxNow != nil {
-				ctxStore = ctxNow
-			}
-			var ctxVec = toVector(ctxStore)
-			if err := q.LcReviewWrite(ctx, db.LcReviewWriteParams{TenantID: tenant, MemoryID: r.MemoryID, Stability: next.Stability,
-				Difficulty: lcClamp(next.Difficulty, 0, 10), Due: next.Due, Reps: int32(next.Reps), Lapses: int32(next.Lapses),
-				State: int16(next.State), ElapsedDays: int32(next.ElapsedDays), ScheduledDays: int32(next.ScheduledDays), Now: now,
-				ContextEmbedding: ctxVec, Accesses: r.AccessCount}); err != nil {
-				return err
-			}
-			var pe, mult *float64
-			if ctxNow != nil {
-				p := lcClamp(lg.PredictionError, 0, 2)
-				pe = &p
+				pe = lcClamp(lg.PredictionError, 0, 2)
 			}
 			if lg.VMPFCApplied {
-				m := lcClamp(lg.Multiplier, 0.3, 2)
-				mult = &m
+				mult = lcClamp(lg.Multiplier, 0.3, 2)
 				rep.VMPFCApplied++
 			}
-			if err := q.LcReviewLogInsert(ctx, db.LcReviewLogInsertParams{TenantID: tenant, MemoryID: r.MemoryID, Grade: int16(grade),
-				Now: now, StateBefore: r.State, IntervalDays: max(lg.Interval.Hours()/24, 0), VmpfcPe: pe, Multiplier: mult}); err != nil {
-				return err
-			}
+			logs.MemoryIds = append(logs.MemoryIds, r.MemoryID)
+			logs.Grades = append(logs.Grades, int16(grade))
+			logs.StatesBefore = append(logs.StatesBefore, r.State)
+			logs.IntervalDays = append(logs.IntervalDays, max(lg.Interval.Hours()/24, 0))
+			logs.Pes, logs.Multipliers = append(logs.Pes, pe), append(logs.Multipliers, mult)
 			rep.Reviewed++
 			switch grade {
 			case review.Again:
@@ -166,12 +159,30 @@ func (c *Coordinator) ReviewDue(ctx context.Context, tenant string, limit int, h
 				if err != nil {
 					return err
 				}
-				s := nt.Stability.Hours() / 24
-				if err := q.LcMemoryForgetting(ctx, db.LcMemoryForgettingParams{TenantID: tenant, ID: r.MemoryID, Stability: &s,
-					LastAccessedAt: maxTime(nt.LastAccess, r.LastAccessedAt), FadeAt: lcFadeAt(nt)}); err != nil {
-					return err
+				fade := lcFadeAt(nt)
+				grown.Ids = append(grown.Ids, r.MemoryID)
+				grown.Stabilities = append(grown.Stabilities, nt.Stability.Hours()/24)
+				grown.LastAccessedAts = append(grown.LastAccessedAts, maxTime(nt.LastAccess, r.LastAccessedAt))
+				grown.FadeNull = append(grown.FadeNull, fade == nil)
+				if fade != nil {
+					grown.FadeAts = append(grown.FadeAts, *fade)
+				} else {
+					grown.FadeAts = append(grown.FadeAts, now)
 				}
 				rep.Strengthened++
+			}
+		}
+		if n, err := q.LcReviewWriteBatch(ctx, cards); err != nil {
+			return err
+		} else if int(n) != len(cards.MemoryIds) {
+			return fmt.Errorf("review wrote %d of %d locked cards", n, len(cards.MemoryIds))
+		}
+		if _, err := q.LcReviewLogInsertBatch(ctx, logs); err != nil {
+			return err
+		}
+		if len(grown.Ids) > 0 {
+			if _, err := q.LcMemoryForgettingBatch(ctx, grown); err != nil {
+				return err
 			}
 		}
 		return c.audit(ctx, q, tenant, "memory.review", nil, now, rep)
@@ -180,6 +191,24 @@ func (c *Coordinator) ReviewDue(ctx context.Context, tenant string, limit int, h
 		return nil, interpretError("reviewing memories", err)
 	}
 	return rep, nil
+}
+
+// inferGrade infers a review grade from the uses since the last review (see ReviewDue).
+func inferGrade(used int, tr forgetting.Trace, hasTrace bool, now time.Time) review.Grade {
+	switch {
+	case used >= ReviewEasyAccesses:
+		return review.Easy
+	case used > 0:
+		return review.Good
+	}
+	R := 1.0
+	if hasTrace {
+		R, _ = tr.Retrievability(now)
+	}
+	if R >= ReviewHardRetrievability {
+		return review.Hard
+	}
+	return review.Again
 }
 
 func maxTime(a, b time.Time) time.Time {

@@ -14,11 +14,10 @@ import (
 )
 
 const lcCarried = `-- name: LcCarried :many
-SELECT u.id::bigint AS id
-FROM (SELECT unnest($1::bigint[]) AS id) u
-WHERE (SELECT EXISTS (SELECT 1 FROM zb.memory c
-                      WHERE c.source_ids @> ARRAY[u.id] AND c.tenant_id = $2::text AND c.status = 'active'
-                        AND (c.ai_generated OR c.kind = 'schema') AND c.id <> u.id))
+SELECT DISTINCT s.id::bigint AS id
+FROM zb.memory c CROSS JOIN LATERAL unnest(c.source_ids) AS s(id)
+WHERE c.source_ids && $1::bigint[] AND c.tenant_id = $2::text AND c.status = 'active'
+  AND (c.ai_generated OR c.kind = 'schema') AND s.id = ANY ($1::bigint[]) AND s.id <> c.id
 ORDER BY 1
 `
 
@@ -28,8 +27,9 @@ type LcCarriedParams struct {
 }
 
 // LcCarried returns which of ids are sources of another active consolidated memory (an
-// AI-generated or schema memory whose source_ids contain them): one probe of the GIN index
-// memory_source_ids_idx per id.
+// AI-generated or schema memory whose source_ids contain them). The carriers are found once for
+// all ids (source_ids && ids: one probe of the GIN index memory_source_ids_idx, or at worst one
+// pass over the tenant's active rows), never once per id.
 func (q *Queries) LcCarried(ctx context.Context, arg LcCarriedParams) ([]int64, error) {
 	rows, err := q.db.Query(ctx, lcCarried, arg.Ids, arg.TenantID)
 	if err != nil {
@@ -104,18 +104,27 @@ func (q *Queries) LcDecayApply(ctx context.Context, arg LcDecayApplyParams) (LcD
 }
 
 const lcDecayCandidates = `-- name: LcDecayCandidates :many
-SELECT m.id, m.context, m.layer, m.kind, m.content, m.stability, m.last_accessed_at, m.valence, m.arousal,
-       m.significance, m.access_count, m.confidence, m.embedding, m.fade_at,
-       cardinality(m.source_ids)::int AS carries,
-       EXISTS (SELECT 1 FROM zb.memory c
-               WHERE c.source_ids @> ARRAY[m.id] AND c.tenant_id = m.tenant_id AND c.status = 'active'
-                 AND (c.ai_generated OR c.kind = 'schema') AND c.id <> m.id)::boolean AS carried,
-       (SELECT count(*) FROM zb.mention mn WHERE mn.tenant_id = m.tenant_id AND mn.memory_id = m.id)::int AS entities
-FROM zb.memory m
-WHERE m.tenant_id = $1::text AND m.status = 'active' AND m.fade_at IS NOT NULL AND m.fade_at <= $2::timestamptz
-ORDER BY m.fade_at
-LIMIT $3::int
-FOR UPDATE OF m SKIP LOCKED
+WITH cand AS (
+    SELECT m.id, m.context, m.layer, m.kind, m.content, m.stability, m.last_accessed_at, m.valence, m.arousal,
+           m.significance, m.access_count, m.confidence, m.embedding, m.fade_at, m.source_ids, m.tenant_id
+    FROM zb.memory m
+    WHERE m.tenant_id = $1::text AND m.status = 'active' AND m.fade_at IS NOT NULL AND m.fade_at <= $2::timestamptz
+    ORDER BY m.fade_at
+    LIMIT $3::int
+    FOR UPDATE OF m SKIP LOCKED
+), carriers AS (
+    SELECT DISTINCT s.id
+    FROM zb.memory c CROSS JOIN LATERAL unnest(c.source_ids) AS s(id)
+    WHERE c.source_ids && (SELECT coalesce(array_agg(cand.id), '{}'::bigint[]) FROM cand)
+      AND c.tenant_id = $1::text AND c.status = 'active' AND (c.ai_generated OR c.kind = 'schema') AND s.id <> c.id
+)
+SELECT cand.id, cand.context, cand.layer, cand.kind, cand.content, cand.stability, cand.last_accessed_at, cand.valence,
+       cand.arousal, cand.significance, cand.access_count, cand.confidence, cand.embedding, cand.fade_at,
+       cardinality(cand.source_ids)::int AS carries,
+       EXISTS (SELECT 1 FROM carriers WHERE carriers.id = cand.id)::boolean AS carried,
+       (SELECT count(*) FROM zb.mention mn WHERE mn.tenant_id = cand.tenant_id AND mn.memory_id = cand.id)::int AS entities
+FROM cand
+ORDER BY cand.fade_at, cand.id
 `
 
 type LcDecayCandidatesParams struct {
@@ -147,8 +156,11 @@ type LcDecayCandidatesRow struct {
 // LcDecayCandidates locks up to k active memories of a tenant whose predicted fade time has
 // passed, in fade order, through the partial (tenant_id, fade_at) index memory_fade_idx; rows
 // another transaction holds are skipped. Per row, carried reports that it is among the sources
-// of another active consolidated memory (an AI-generated or schema memory; one probe of the GIN
-// index memory_source_ids_idx) and entities counts the entities it mentions (mention_pkey).
+// of another active consolidated memory (an AI-generated or schema memory) and entities counts
+// the entities it mentions (mention_pkey). The carriers are found once for the whole batch
+// (source_ids && the candidates' ids: one probe of the GIN index memory_source_ids_idx, or at
+// worst one pass over the tenant's active rows), not once per candidate: with per-row probes a
+// planner with stale statistics rescanned the tenant's active rows for every candidate.
 func (q *Queries) LcDecayCandidates(ctx context.Context, arg LcDecayCandidatesParams) ([]LcDecayCandidatesRow, error) {
 	rows, err := q.db.Query(ctx, lcDecayCandidates, arg.TenantID, arg.Now, arg.K)
 	if err != nil {
@@ -352,6 +364,41 @@ func (q *Queries) LcMemoryForgetting(ctx context.Context, arg LcMemoryForgetting
 	return err
 }
 
+const lcMemoryForgettingBatch = `-- name: LcMemoryForgettingBatch :execrows
+UPDATE zb.memory m SET stability = u.stability, last_accessed_at = u.last_accessed_at,
+    fade_at = CASE WHEN u.fade_null THEN NULL ELSE u.fade_at END
+FROM (SELECT unnest($2::bigint[]) AS id, unnest($3::double precision[]) AS stability,
+             unnest($4::timestamptz[]) AS last_accessed_at, unnest($5::boolean[]) AS fade_null,
+             unnest($6::timestamptz[]) AS fade_at) AS u
+WHERE m.tenant_id = $1::text AND m.id = u.id
+`
+
+type LcMemoryForgettingBatchParams struct {
+	TenantID        string      `json:"tenant_id"`
+	Ids             []int64     `json:"ids"`
+	Stabilities     []float64   `json:"stabilities"`
+	LastAccessedAts []time.Time `json:"last_accessed_ats"`
+	FadeNull        []bool      `json:"fade_null"`
+	FadeAts         []time.Time `json:"fade_ats"`
+}
+
+// LcMemoryForgettingBatch writes the forgetting state (stability, last access, fade time) of
+// several memories; fade_null[i] stores a NULL fade time (the trace never fades).
+func (q *Queries) LcMemoryForgettingBatch(ctx context.Context, arg LcMemoryForgettingBatchParams) (int64, error) {
+	result, err := q.db.Exec(ctx, lcMemoryForgettingBatch,
+		arg.TenantID,
+		arg.Ids,
+		arg.Stabilities,
+		arg.LastAccessedAts,
+		arg.FadeNull,
+		arg.FadeAts,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const lcRecentContext = `-- name: LcRecentContext :one
 SELECT avg(x.embedding)::real[] AS mean
 FROM (SELECT DISTINCT unnest(r.result_ids) AS id
@@ -496,6 +543,45 @@ func (q *Queries) LcReviewLogInsert(ctx context.Context, arg LcReviewLogInsertPa
 	return err
 }
 
+const lcReviewLogInsertBatch = `-- name: LcReviewLogInsertBatch :execrows
+INSERT INTO zb.review_log (tenant_id, memory_id, grade, reviewed_at, state_before, interval_days, vmpfc_pe, multiplier)
+SELECT $1::text, u.memory_id, u.grade, $2::timestamptz, u.state_before, u.interval_days,
+       nullif(u.pe, 'NaN'::double precision), nullif(u.multiplier, 'NaN'::double precision)
+FROM (SELECT unnest($3::bigint[]) AS memory_id, unnest($4::smallint[]) AS grade,
+             unnest($5::smallint[]) AS state_before, unnest($6::double precision[]) AS interval_days,
+             unnest($7::double precision[]) AS pe, unnest($8::double precision[]) AS multiplier) AS u
+`
+
+type LcReviewLogInsertBatchParams struct {
+	TenantID     string    `json:"tenant_id"`
+	Now          time.Time `json:"now"`
+	MemoryIds    []int64   `json:"memory_ids"`
+	Grades       []int16   `json:"grades"`
+	StatesBefore []int16   `json:"states_before"`
+	IntervalDays []float64 `json:"interval_days"`
+	Pes          []float64 `json:"pes"`
+	Multipliers  []float64 `json:"multipliers"`
+}
+
+// LcReviewLogInsertBatch appends the reviews of one ReviewDue batch to the log. A NaN PE or
+// multiplier is stored as NULL (no vmPFC coupling for that review).
+func (q *Queries) LcReviewLogInsertBatch(ctx context.Context, arg LcReviewLogInsertBatchParams) (int64, error) {
+	result, err := q.db.Exec(ctx, lcReviewLogInsertBatch,
+		arg.TenantID,
+		arg.Now,
+		arg.MemoryIds,
+		arg.Grades,
+		arg.StatesBefore,
+		arg.IntervalDays,
+		arg.Pes,
+		arg.Multipliers,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const lcReviewWrite = `-- name: LcReviewWrite :exec
 UPDATE zb.review_state
 SET stability = $1::double precision, difficulty = $2::double precision, due = $3::timestamptz,
@@ -539,6 +625,64 @@ func (q *Queries) LcReviewWrite(ctx context.Context, arg LcReviewWriteParams) er
 		arg.MemoryID,
 	)
 	return err
+}
+
+const lcReviewWriteBatch = `-- name: LcReviewWriteBatch :execrows
+UPDATE zb.review_state rs
+SET stability = u.stability, difficulty = u.difficulty, due = u.due, reps = u.reps, lapses = u.lapses,
+    state = u.state, elapsed_days = u.elapsed_days, scheduled_days = u.scheduled_days,
+    last_review = $1::timestamptz,
+    context_embedding = CASE WHEN $2::boolean THEN $3::vector ELSE rs.context_embedding END,
+    accesses_at_review = u.accesses
+FROM (SELECT unnest($5::bigint[]) AS memory_id, unnest($6::double precision[]) AS stability,
+             unnest($7::double precision[]) AS difficulty, unnest($8::timestamptz[]) AS due,
+             unnest($9::int[]) AS reps, unnest($10::int[]) AS lapses, unnest($11::smallint[]) AS state,
+             unnest($12::int[]) AS elapsed_days, unnest($13::int[]) AS scheduled_days,
+             unnest($14::int[]) AS accesses) AS u
+WHERE rs.tenant_id = $4::text AND rs.memory_id = u.memory_id
+`
+
+type LcReviewWriteBatchParams struct {
+	Now           time.Time        `json:"now"`
+	SetContext    bool             `json:"set_context"`
+	Context       *pgvector.Vector `json:"context"`
+	TenantID      string           `json:"tenant_id"`
+	MemoryIds     []int64          `json:"memory_ids"`
+	Stabilities   []float64        `json:"stabilities"`
+	Difficulties  []float64        `json:"difficulties"`
+	Dues          []time.Time      `json:"dues"`
+	Reps          []int32          `json:"reps"`
+	Lapses        []int32          `json:"lapses"`
+	States        []int16          `json:"states"`
+	ElapsedDays   []int32          `json:"elapsed_days"`
+	ScheduledDays []int32          `json:"scheduled_days"`
+	Accesses      []int32          `json:"accesses"`
+}
+
+// LcReviewWriteBatch writes the FSRS cards of one ReviewDue batch in one statement (one element
+// per card in every array). With set_context the cards' context embedding becomes context (the
+// recent recall context of the vmPFC coupling); otherwise it is left as it is.
+func (q *Queries) LcReviewWriteBatch(ctx context.Context, arg LcReviewWriteBatchParams) (int64, error) {
+	result, err := q.db.Exec(ctx, lcReviewWriteBatch,
+		arg.Now,
+		arg.SetContext,
+		arg.Context,
+		arg.TenantID,
+		arg.MemoryIds,
+		arg.Stabilities,
+		arg.Difficulties,
+		arg.Dues,
+		arg.Reps,
+		arg.Lapses,
+		arg.States,
+		arg.ElapsedDays,
+		arg.ScheduledDays,
+		arg.Accesses,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const lcSessionLock = `-- name: LcSessionLock :one

@@ -184,8 +184,9 @@ type Querier interface {
 	// LcBeliefsLock locks the memories' confidence state.
 	LcBeliefsLock(ctx context.Context, arg LcBeliefsLockParams) ([]LcBeliefsLockRow, error)
 	// LcCarried returns which of ids are sources of another active consolidated memory (an
-	// AI-generated or schema memory whose source_ids contain them): one probe of the GIN index
-	// memory_source_ids_idx per id.
+	// AI-generated or schema memory whose source_ids contain them). The carriers are found once for
+	// all ids (source_ids && ids: one probe of the GIN index memory_source_ids_idx, or at worst one
+	// pass over the tenant's active rows), never once per id.
 	LcCarried(ctx context.Context, arg LcCarriedParams) ([]int64, error)
 	// LcCountActive counts a tenant's active memories (the storage figure of sleep_run).
 	LcCountActive(ctx context.Context, tenantID string) (int32, error)
@@ -203,8 +204,11 @@ type Querier interface {
 	// LcDecayCandidates locks up to k active memories of a tenant whose predicted fade time has
 	// passed, in fade order, through the partial (tenant_id, fade_at) index memory_fade_idx; rows
 	// another transaction holds are skipped. Per row, carried reports that it is among the sources
-	// of another active consolidated memory (an AI-generated or schema memory; one probe of the GIN
-	// index memory_source_ids_idx) and entities counts the entities it mentions (mention_pkey).
+	// of another active consolidated memory (an AI-generated or schema memory) and entities counts
+	// the entities it mentions (mention_pkey). The carriers are found once for the whole batch
+	// (source_ids && the candidates' ids: one probe of the GIN index memory_source_ids_idx, or at
+	// worst one pass over the tenant's active rows), not once per candidate: with per-row probes a
+	// planner with stale statistics rescanned the tenant's active rows for every candidate.
 	LcDecayCandidates(ctx context.Context, arg LcDecayCandidatesParams) ([]LcDecayCandidatesRow, error)
 	// LcDeepCopyUpsert promotes a memory to a deep copy (the first promotion time is kept, the
 	// strength only grows).
@@ -274,6 +278,9 @@ type Querier interface {
 	LcMarkDerived(ctx context.Context, arg LcMarkDerivedParams) error
 	// LcMemoryForgetting writes a memory's forgetting state (stability, last access, fade time).
 	LcMemoryForgetting(ctx context.Context, arg LcMemoryForgettingParams) error
+	// LcMemoryForgettingBatch writes the forgetting state (stability, last access, fade time) of
+	// several memories; fade_null[i] stores a NULL fade time (the trace never fades).
+	LcMemoryForgettingBatch(ctx context.Context, arg LcMemoryForgettingBatchParams) (int64, error)
 	// LcMemoryLockOne returns one memory, locked.
 	LcMemoryLockOne(ctx context.Context, arg LcMemoryLockOneParams) (ZbMemory, error)
 	// LcMemoryRewrite writes a memory's reconsolidated or restored state.
@@ -305,6 +312,9 @@ type Querier interface {
 	LcReviewDue(ctx context.Context, arg LcReviewDueParams) ([]LcReviewDueRow, error)
 	// LcReviewLogInsert appends one review to the log.
 	LcReviewLogInsert(ctx context.Context, arg LcReviewLogInsertParams) error
+	// LcReviewLogInsertBatch appends the reviews of one ReviewDue batch to the log. A NaN PE or
+	// multiplier is stored as NULL (no vmPFC coupling for that review).
+	LcReviewLogInsertBatch(ctx context.Context, arg LcReviewLogInsertBatchParams) (int64, error)
 	// LcReviewStateEnsure creates the FSRS review state of a memory (a new card due at due) when it
 	// has none.
 	LcReviewStateEnsure(ctx context.Context, arg LcReviewStateEnsureParams) (int64, error)
@@ -313,6 +323,10 @@ type Querier interface {
 	LcReviewStateEnsureMany(ctx context.Context, arg LcReviewStateEnsureManyParams) (int64, error)
 	// LcReviewWrite writes a memory's FSRS card after a review.
 	LcReviewWrite(ctx context.Context, arg LcReviewWriteParams) error
+	// LcReviewWriteBatch writes the FSRS cards of one ReviewDue batch in one statement (one element
+	// per card in every array). With set_context the cards' context embedding becomes context (the
+	// recent recall context of the vmPFC coupling); otherwise it is left as it is.
+	LcReviewWriteBatch(ctx context.Context, arg LcReviewWriteBatchParams) (int64, error)
 	// LcSchemaCandidates locks the active, embedded episodic memories among ids that are not
 	// schemas, oldest first, for dual-process consolidation.
 	LcSchemaCandidates(ctx context.Context, arg LcSchemaCandidatesParams) ([]LcSchemaCandidatesRow, error)

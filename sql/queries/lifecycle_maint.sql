@@ -2,20 +2,32 @@
 -- LcDecayCandidates locks up to k active memories of a tenant whose predicted fade time has
 -- passed, in fade order, through the partial (tenant_id, fade_at) index memory_fade_idx; rows
 -- another transaction holds are skipped. Per row, carried reports that it is among the sources
--- of another active consolidated memory (an AI-generated or schema memory; one probe of the GIN
--- index memory_source_ids_idx) and entities counts the entities it mentions (mention_pkey).
-SELECT m.id, m.context, m.layer, m.kind, m.content, m.stability, m.last_accessed_at, m.valence, m.arousal,
-       m.significance, m.access_count, m.confidence, m.embedding, m.fade_at,
-       cardinality(m.source_ids)::int AS carries,
-       EXISTS (SELECT 1 FROM zb.memory c
-               WHERE c.source_ids @> ARRAY[m.id] AND c.tenant_id = m.tenant_id AND c.status = 'active'
-                 AND (c.ai_generated OR c.kind = 'schema') AND c.id <> m.id)::boolean AS carried,
-       (SELECT count(*) FROM zb.mention mn WHERE mn.tenant_id = m.tenant_id AND mn.memory_id = m.id)::int AS entities
-FROM zb.memory m
-WHERE m.tenant_id = @tenant_id::text AND m.status = 'active' AND m.fade_at IS NOT NULL AND m.fade_at <= @now::timestamptz
-ORDER BY m.fade_at
-LIMIT @k::int
-FOR UPDATE OF m SKIP LOCKED;
+-- of another active consolidated memory (an AI-generated or schema memory) and entities counts
+-- the entities it mentions (mention_pkey). The carriers are found once for the whole batch
+-- (source_ids && the candidates' ids: one probe of the GIN index memory_source_ids_idx, or at
+-- worst one pass over the tenant's active rows), not once per candidate: with per-row probes a
+-- planner with stale statistics rescanned the tenant's active rows for every candidate.
+WITH cand AS (
+    SELECT m.id, m.context, m.layer, m.kind, m.content, m.stability, m.last_accessed_at, m.valence, m.arousal,
+           m.significance, m.access_count, m.confidence, m.embedding, m.fade_at, m.source_ids, m.tenant_id
+    FROM zb.memory m
+    WHERE m.tenant_id = @tenant_id::text AND m.status = 'active' AND m.fade_at IS NOT NULL AND m.fade_at <= @now::timestamptz
+    ORDER BY m.fade_at
+    LIMIT @k::int
+    FOR UPDATE OF m SKIP LOCKED
+), carriers AS (
+    SELECT DISTINCT s.id
+    FROM zb.memory c CROSS JOIN LATERAL unnest(c.source_ids) AS s(id)
+    WHERE c.source_ids && (SELECT coalesce(array_agg(cand.id), '{}'::bigint[]) FROM cand)
+      AND c.tenant_id = @tenant_id::text AND c.status = 'active' AND (c.ai_generated OR c.kind = 'schema') AND s.id <> c.id
+)
+SELECT cand.id, cand.context, cand.layer, cand.kind, cand.content, cand.stability, cand.last_accessed_at, cand.valence,
+       cand.arousal, cand.significance, cand.access_count, cand.confidence, cand.embedding, cand.fade_at,
+       cardinality(cand.source_ids)::int AS carries,
+       EXISTS (SELECT 1 FROM carriers WHERE carriers.id = cand.id)::boolean AS carried,
+       (SELECT count(*) FROM zb.mention mn WHERE mn.tenant_id = cand.tenant_id AND mn.memory_id = cand.id)::int AS entities
+FROM cand
+ORDER BY cand.fade_at, cand.id;
 
 -- name: LcDecayApply :one
 -- LcDecayApply writes one decay run's decisions in one statement: the memories with archive set
@@ -41,13 +53,13 @@ FROM upd;
 
 -- name: LcCarried :many
 -- LcCarried returns which of ids are sources of another active consolidated memory (an
--- AI-generated or schema memory whose source_ids contain them): one probe of the GIN index
--- memory_source_ids_idx per id.
-SELECT u.id::bigint AS id
-FROM (SELECT unnest(@ids::bigint[]) AS id) u
-WHERE (SELECT EXISTS (SELECT 1 FROM zb.memory c
-                      WHERE c.source_ids @> ARRAY[u.id] AND c.tenant_id = @tenant_id::text AND c.status = 'active'
-                        AND (c.ai_generated OR c.kind = 'schema') AND c.id <> u.id))
+-- AI-generated or schema memory whose source_ids contain them). The carriers are found once for
+-- all ids (source_ids && ids: one probe of the GIN index memory_source_ids_idx, or at worst one
+-- pass over the tenant's active rows), never once per id.
+SELECT DISTINCT s.id::bigint AS id
+FROM zb.memory c CROSS JOIN LATERAL unnest(c.source_ids) AS s(id)
+WHERE c.source_ids && @ids::bigint[] AND c.tenant_id = @tenant_id::text AND c.status = 'active'
+  AND (c.ai_generated OR c.kind = 'schema') AND s.id = ANY (@ids::bigint[]) AND s.id <> c.id
 ORDER BY 1;
 
 -- name: LcRecentContext :one
@@ -132,6 +144,43 @@ VALUES (@tenant_id::text, @memory_id::bigint, @grade::smallint, @now::timestampt
 UPDATE zb.memory SET stability = sqlc.narg('stability')::double precision, last_accessed_at = @last_accessed_at::timestamptz,
     fade_at = sqlc.narg('fade_at')::timestamptz
 WHERE tenant_id = @tenant_id::text AND id = @id::bigint;
+
+-- name: LcReviewWriteBatch :execrows
+-- LcReviewWriteBatch writes the FSRS cards of one ReviewDue batch in one statement (one element
+-- per card in every array). With set_context the cards' context embedding becomes context (the
+-- recent recall context of the vmPFC coupling); otherwise it is left as it is.
+UPDATE zb.review_state rs
+SET stability = u.stability, difficulty = u.difficulty, due = u.due, reps = u.reps, lapses = u.lapses,
+    state = u.state, elapsed_days = u.elapsed_days, scheduled_days = u.scheduled_days,
+    last_review = @now::timestamptz,
+    context_embedding = CASE WHEN @set_context::boolean THEN sqlc.narg('context')::vector ELSE rs.context_embedding END,
+    accesses_at_review = u.accesses
+FROM (SELECT unnest(@memory_ids::bigint[]) AS memory_id, unnest(@stabilities::double precision[]) AS stability,
+             unnest(@difficulties::double precision[]) AS difficulty, unnest(@dues::timestamptz[]) AS due,
+             unnest(@reps::int[]) AS reps, unnest(@lapses::int[]) AS lapses, unnest(@states::smallint[]) AS state,
+             unnest(@elapsed_days::int[]) AS elapsed_days, unnest(@scheduled_days::int[]) AS scheduled_days,
+             unnest(@accesses::int[]) AS accesses) AS u
+WHERE rs.tenant_id = @tenant_id::text AND rs.memory_id = u.memory_id;
+
+-- name: LcReviewLogInsertBatch :execrows
+-- LcReviewLogInsertBatch appends the reviews of one ReviewDue batch to the log. A NaN PE or
+-- multiplier is stored as NULL (no vmPFC coupling for that review).
+INSERT INTO zb.review_log (tenant_id, memory_id, grade, reviewed_at, state_before, interval_days, vmpfc_pe, multiplier)
+SELECT @tenant_id::text, u.memory_id, u.grade, @now::timestamptz, u.state_before, u.interval_days,
+       nullif(u.pe, 'NaN'::double precision), nullif(u.multiplier, 'NaN'::double precision)
+FROM (SELECT unnest(@memory_ids::bigint[]) AS memory_id, unnest(@grades::smallint[]) AS grade,
+             unnest(@states_before::smallint[]) AS state_before, unnest(@interval_days::double precision[]) AS interval_days,
+             unnest(@pes::double precision[]) AS pe, unnest(@multipliers::double precision[]) AS multiplier) AS u;
+
+-- name: LcMemoryForgettingBatch :execrows
+-- LcMemoryForgettingBatch writes the forgetting state (stability, last access, fade time) of
+-- several memories; fade_null[i] stores a NULL fade time (the trace never fades).
+UPDATE zb.memory m SET stability = u.stability, last_accessed_at = u.last_accessed_at,
+    fade_at = CASE WHEN u.fade_null THEN NULL ELSE u.fade_at END
+FROM (SELECT unnest(@ids::bigint[]) AS id, unnest(@stabilities::double precision[]) AS stability,
+             unnest(@last_accessed_ats::timestamptz[]) AS last_accessed_at, unnest(@fade_null::boolean[]) AS fade_null,
+             unnest(@fade_ats::timestamptz[]) AS fade_at) AS u
+WHERE m.tenant_id = @tenant_id::text AND m.id = u.id;
 
 -- name: LcSessionLock :one
 -- LcSessionLock returns one session, locked.
