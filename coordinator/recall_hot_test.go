@@ -44,6 +44,16 @@ func TestRecallSideEffectsAreHOT(t *testing.T) {
 		       OR pg_get_expr(i.indexprs, i.indrelid) ~ '(access_count|last_accessed_at|stability)'
 		       OR pg_get_expr(i.indpred, i.indrelid) ~ '(access_count|last_accessed_at|stability)')`).Scan(&covering))
 	require.Empty(t, covering, "indexes on a column recall's side effects write (they make the update non-HOT)")
+	// The same for zb.edge, whose weight and activation time co-activation, decay and sleep
+	// write (0015 dropped edge_weak_idx for this).
+	require.NoError(t, pool.QueryRow(ctx, `SELECT coalesce(array_agg(i.indexrelid::regclass::text ORDER BY 1), '{}')
+		FROM pg_index i
+		WHERE i.indrelid = 'zb.edge'::regclass
+		  AND (EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+		               AND a.attname IN ('weight', 'variance', 'activation_count', 'last_activated_at'))
+		       OR pg_get_expr(i.indexprs, i.indrelid) ~ '(weight|variance|activation_count|last_activated_at)'
+		       OR pg_get_expr(i.indpred, i.indrelid) ~ '(weight|variance|activation_count|last_activated_at)')`).Scan(&covering))
+	require.Empty(t, covering, "indexes on a column edge updates write (they make the update non-HOT)")
 
 	stats := func() (upd, hot int64) {
 		t.Helper()

@@ -1,5 +1,12 @@
--- 0015_lexical: bounded lexical candidate generation for large tenants (issue 10).
+-- 0015_scale: work proportional to change in large tenants (issue 10).
 --
+-- 1. HOT edge updates. zb.edge_weak_idx (tenant_id, weight) WHERE weight < 0.1 was read by no
+--    query, but as an index on weight it made every update of an edge's weight non-HOT: decay,
+--    sleep's LTP/LTD and recall's co-activation re-inserted each touched edge into all four
+--    indexes. It goes, and zb.edge keeps 20 % of each page free (fillfactor 80) so that those
+--    updates can stay on their page.
+--
+-- 2. Bounded lexical candidate generation.
 -- zb.recall_lexical_scan (the lexical half of recall for a tenant of more than 5 000 active
 -- memories, since 0014) counted every query term's document frequency exactly and scored every
 -- memory sharing a term with the query: linear in the matching rows, which in a tenant of
@@ -14,6 +21,10 @@
 --     the 8 rarest query terms (GIN intersections of two posting lists) are scored; when they
 --     cannot fill every layer's top k, every match is scored after all.
 -- Measured in docs/performance.md ("Lexical candidates in large tenants").
+
+DROP INDEX zb.edge_weak_idx;
+ALTER TABLE zb.edge SET (fillfactor = 80);
+
 CREATE OR REPLACE FUNCTION zb.recall_lexical_scan(
     p_tenant text, p_terms text[], p_n bigint, p_sn double precision, p_avgdl double precision,
     p_layers zb.memory_layer[], p_k integer, p_now timestamptz, p_from timestamptz, p_to timestamptz,

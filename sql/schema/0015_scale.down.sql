@@ -1,4 +1,8 @@
--- 0015_lexical down: zb.recall_lexical_scan as in 0014 (exact document frequencies, every match scored).
+-- 0015_scale down: zb.edge_weak_idx and the default fillfactor of zb.edge return;
+-- zb.recall_lexical_scan as in 0014 (exact document frequencies, every match scored).
+
+ALTER TABLE zb.edge RESET (fillfactor);
+CREATE INDEX edge_weak_idx ON zb.edge (tenant_id, weight) WHERE weight < 0.1;
 
 CREATE OR REPLACE FUNCTION zb.recall_lexical_scan(
     p_tenant text, p_terms text[], p_n bigint, p_sn double precision, p_avgdl double precision,
