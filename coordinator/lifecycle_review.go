@@ -2,7 +2,6 @@ package coordinator
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"time"
 
@@ -92,12 +91,11 @@ func (c *Coordinator) ReviewDue(ctx context.Context, tenant string, limit int, h
 				return err
 			}
 		}
-		// The batch's writes are collected and applied with three set-based statements (the
-		// cards, the log, the grown stabilities) instead of two or three per card.
-		cards := db.LcReviewWriteBatchParams{TenantID: tenant, Now: now, SetContext: ctxNow != nil}
-		if ctxNow != nil {
-			cards.Context = toVector(ctxNow)
-		}
+		// The batch's writes are collected and applied in three round trips: the cards (one
+		// primary-key UPDATE each, pipelined as one pgx batch), the log and the grown
+		// stabilities (one set-based statement each), instead of two or three per card.
+		var ctxVec = toVector(ctxNow)
+		cards := make([]db.LcReviewWriteEachParams, 0, len(rows))
 		logs := db.LcReviewLogInsertBatchParams{TenantID: tenant, Now: now}
 		grown := db.LcMemoryForgettingBatchParams{TenantID: tenant}
 		for _, r := range rows {
@@ -120,16 +118,10 @@ func (c *Coordinator) ReviewDue(ctx context.Context, tenant string, limit int, h
 			if err != nil {
 				return err
 			}
-			cards.MemoryIds = append(cards.MemoryIds, r.MemoryID)
-			cards.Stabilities = append(cards.Stabilities, next.Stability)
-			cards.Difficulties = append(cards.Difficulties, lcClamp(next.Difficulty, 0, 10))
-			cards.Dues = append(cards.Dues, next.Due)
-			cards.Reps = append(cards.Reps, int32(next.Reps))
-			cards.Lapses = append(cards.Lapses, int32(next.Lapses))
-			cards.States = append(cards.States, int16(next.State))
-			cards.ElapsedDays = append(cards.ElapsedDays, int32(next.ElapsedDays))
-			cards.ScheduledDays = append(cards.ScheduledDays, int32(next.ScheduledDays))
-			cards.Accesses = append(cards.Accesses, r.AccessCount)
+			cards = append(cards, db.LcReviewWriteEachParams{TenantID: tenant, MemoryID: r.MemoryID, Stability: next.Stability,
+				Difficulty: lcClamp(next.Difficulty, 0, 10), Due: next.Due, Reps: int32(next.Reps), Lapses: int32(next.Lapses),
+				State: int16(next.State), ElapsedDays: int32(next.ElapsedDays), ScheduledDays: int32(next.ScheduledDays), Now: now,
+				SetContext: ctxNow != nil, Context: ctxVec, Accesses: r.AccessCount})
 			pe, mult := math.NaN(), math.NaN()
 			if ctxNow != nil {
 				pe = lcClamp(lg.PredictionError, 0, 2)
@@ -172,10 +164,14 @@ func (c *Coordinator) ReviewDue(ctx context.Context, tenant string, limit int, h
 				rep.Strengthened++
 			}
 		}
-		if n, err := q.LcReviewWriteBatch(ctx, cards); err != nil {
-			return err
-		} else if int(n) != len(cards.MemoryIds) {
-			return fmt.Errorf("review wrote %d of %d locked cards", n, len(cards.MemoryIds))
+		var werr error
+		q.LcReviewWriteEach(ctx, cards).Exec(func(_ int, err error) {
+			if err != nil && werr == nil {
+				werr = err
+			}
+		})
+		if werr != nil {
+			return werr
 		}
 		if _, err := q.LcReviewLogInsertBatch(ctx, logs); err != nil {
 			return err

@@ -20,6 +20,91 @@ var (
 	ErrBatchAlreadyClosed = errors.New("batch already closed")
 )
 
+const lcReviewWriteEach = `-- name: LcReviewWriteEach :batchexec
+UPDATE zb.review_state
+SET stability = $1::double precision, difficulty = $2::double precision, due = $3::timestamptz,
+    reps = $4::int, lapses = $5::int, state = $6::smallint, elapsed_days = $7::int,
+    scheduled_days = $8::int, last_review = $9::timestamptz,
+    context_embedding = CASE WHEN $10::boolean THEN $11::vector ELSE context_embedding END,
+    accesses_at_review = $12::int
+WHERE tenant_id = $13::text AND memory_id = $14::bigint
+`
+
+type LcReviewWriteEachBatchResults struct {
+	br     pgx.BatchResults
+	tot    int
+	closed bool
+}
+
+type LcReviewWriteEachParams struct {
+	Stability     float64          `json:"stability"`
+	Difficulty    float64          `json:"difficulty"`
+	Due           time.Time        `json:"due"`
+	Reps          int32            `json:"reps"`
+	Lapses        int32            `json:"lapses"`
+	State         int16            `json:"state"`
+	ElapsedDays   int32            `json:"elapsed_days"`
+	ScheduledDays int32            `json:"scheduled_days"`
+	Now           time.Time        `json:"now"`
+	SetContext    bool             `json:"set_context"`
+	Context       *pgvector.Vector `json:"context"`
+	Accesses      int32            `json:"accesses"`
+	TenantID      string           `json:"tenant_id"`
+	MemoryID      int64            `json:"memory_id"`
+}
+
+// LcReviewWriteEach writes the FSRS cards of one ReviewDue batch: one statement per card, all
+// sent in one round trip (pgx batch). Each is a primary-key probe; a set-based UPDATE ... FROM
+// unnest(...) was planned as a hash join over a sequential scan of the whole table (every
+// tenant's cards) once the batch had more than a few rows. With set_context the card's context
+// embedding becomes context (the recent recall context of the vmPFC coupling); otherwise it is
+// left as it is.
+func (q *Queries) LcReviewWriteEach(ctx context.Context, arg []LcReviewWriteEachParams) *LcReviewWriteEachBatchResults {
+	batch := &pgx.Batch{}
+	for _, a := range arg {
+		vals := []interface{}{
+			a.Stability,
+			a.Difficulty,
+			a.Due,
+			a.Reps,
+			a.Lapses,
+			a.State,
+			a.ElapsedDays,
+			a.ScheduledDays,
+			a.Now,
+			a.SetContext,
+			a.Context,
+			a.Accesses,
+			a.TenantID,
+			a.MemoryID,
+		}
+		batch.Queue(lcReviewWriteEach, vals...)
+	}
+	br := q.db.SendBatch(ctx, batch)
+	return &LcReviewWriteEachBatchResults{br, len(arg), false}
+}
+
+func (b *LcReviewWriteEachBatchResults) Exec(f func(int, error)) {
+	defer b.br.Close()
+	for t := 0; t < b.tot; t++ {
+		if b.closed {
+			if f != nil {
+				f(t, ErrBatchAlreadyClosed)
+			}
+			continue
+		}
+		_, err := b.br.Exec()
+		if f != nil {
+			f(t, err)
+		}
+	}
+}
+
+func (b *LcReviewWriteEachBatchResults) Close() error {
+	b.closed = true
+	return b.br.Close()
+}
+
 const memoryInsertBatch = `-- name: MemoryInsertBatch :batchexec
 INSERT INTO zb.memory (
     tenant_id, context, layer, kind, content, session_id, external_id, subject, attribute,

@@ -370,7 +370,7 @@ UPDATE zb.memory m SET stability = u.stability, last_accessed_at = u.last_access
 FROM (SELECT unnest($2::bigint[]) AS id, unnest($3::double precision[]) AS stability,
              unnest($4::timestamptz[]) AS last_accessed_at, unnest($5::boolean[]) AS fade_null,
              unnest($6::timestamptz[]) AS fade_at) AS u
-WHERE m.tenant_id = $1::text AND m.id = u.id
+WHERE m.tenant_id = $1::text AND m.id = ANY ($2::bigint[]) AND m.id = u.id
 `
 
 type LcMemoryForgettingBatchParams struct {
@@ -625,64 +625,6 @@ func (q *Queries) LcReviewWrite(ctx context.Context, arg LcReviewWriteParams) er
 		arg.MemoryID,
 	)
 	return err
-}
-
-const lcReviewWriteBatch = `-- name: LcReviewWriteBatch :execrows
-UPDATE zb.review_state rs
-SET stability = u.stability, difficulty = u.difficulty, due = u.due, reps = u.reps, lapses = u.lapses,
-    state = u.state, elapsed_days = u.elapsed_days, scheduled_days = u.scheduled_days,
-    last_review = $1::timestamptz,
-    context_embedding = CASE WHEN $2::boolean THEN $3::vector ELSE rs.context_embedding END,
-    accesses_at_review = u.accesses
-FROM (SELECT unnest($5::bigint[]) AS memory_id, unnest($6::double precision[]) AS stability,
-             unnest($7::double precision[]) AS difficulty, unnest($8::timestamptz[]) AS due,
-             unnest($9::int[]) AS reps, unnest($10::int[]) AS lapses, unnest($11::smallint[]) AS state,
-             unnest($12::int[]) AS elapsed_days, unnest($13::int[]) AS scheduled_days,
-             unnest($14::int[]) AS accesses) AS u
-WHERE rs.tenant_id = $4::text AND rs.memory_id = u.memory_id
-`
-
-type LcReviewWriteBatchParams struct {
-	Now           time.Time        `json:"now"`
-	SetContext    bool             `json:"set_context"`
-	Context       *pgvector.Vector `json:"context"`
-	TenantID      string           `json:"tenant_id"`
-	MemoryIds     []int64          `json:"memory_ids"`
-	Stabilities   []float64        `json:"stabilities"`
-	Difficulties  []float64        `json:"difficulties"`
-	Dues          []time.Time      `json:"dues"`
-	Reps          []int32          `json:"reps"`
-	Lapses        []int32          `json:"lapses"`
-	States        []int16          `json:"states"`
-	ElapsedDays   []int32          `json:"elapsed_days"`
-	ScheduledDays []int32          `json:"scheduled_days"`
-	Accesses      []int32          `json:"accesses"`
-}
-
-// LcReviewWriteBatch writes the FSRS cards of one ReviewDue batch in one statement (one element
-// per card in every array). With set_context the cards' context embedding becomes context (the
-// recent recall context of the vmPFC coupling); otherwise it is left as it is.
-func (q *Queries) LcReviewWriteBatch(ctx context.Context, arg LcReviewWriteBatchParams) (int64, error) {
-	result, err := q.db.Exec(ctx, lcReviewWriteBatch,
-		arg.Now,
-		arg.SetContext,
-		arg.Context,
-		arg.TenantID,
-		arg.MemoryIds,
-		arg.Stabilities,
-		arg.Difficulties,
-		arg.Dues,
-		arg.Reps,
-		arg.Lapses,
-		arg.States,
-		arg.ElapsedDays,
-		arg.ScheduledDays,
-		arg.Accesses,
-	)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
 }
 
 const lcSessionLock = `-- name: LcSessionLock :one

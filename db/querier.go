@@ -323,10 +323,13 @@ type Querier interface {
 	LcReviewStateEnsureMany(ctx context.Context, arg LcReviewStateEnsureManyParams) (int64, error)
 	// LcReviewWrite writes a memory's FSRS card after a review.
 	LcReviewWrite(ctx context.Context, arg LcReviewWriteParams) error
-	// LcReviewWriteBatch writes the FSRS cards of one ReviewDue batch in one statement (one element
-	// per card in every array). With set_context the cards' context embedding becomes context (the
-	// recent recall context of the vmPFC coupling); otherwise it is left as it is.
-	LcReviewWriteBatch(ctx context.Context, arg LcReviewWriteBatchParams) (int64, error)
+	// LcReviewWriteEach writes the FSRS cards of one ReviewDue batch: one statement per card, all
+	// sent in one round trip (pgx batch). Each is a primary-key probe; a set-based UPDATE ... FROM
+	// unnest(...) was planned as a hash join over a sequential scan of the whole table (every
+	// tenant's cards) once the batch had more than a few rows. With set_context the card's context
+	// embedding becomes context (the recent recall context of the vmPFC coupling); otherwise it is
+	// left as it is.
+	LcReviewWriteEach(ctx context.Context, arg []LcReviewWriteEachParams) *LcReviewWriteEachBatchResults
 	// LcSchemaCandidates locks the active, embedded episodic memories among ids that are not
 	// schemas, oldest first, for dual-process consolidation.
 	LcSchemaCandidates(ctx context.Context, arg LcSchemaCandidatesParams) ([]LcSchemaCandidatesRow, error)

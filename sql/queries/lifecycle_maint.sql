@@ -145,22 +145,20 @@ UPDATE zb.memory SET stability = sqlc.narg('stability')::double precision, last_
     fade_at = sqlc.narg('fade_at')::timestamptz
 WHERE tenant_id = @tenant_id::text AND id = @id::bigint;
 
--- name: LcReviewWriteBatch :execrows
--- LcReviewWriteBatch writes the FSRS cards of one ReviewDue batch in one statement (one element
--- per card in every array). With set_context the cards' context embedding becomes context (the
--- recent recall context of the vmPFC coupling); otherwise it is left as it is.
-UPDATE zb.review_state rs
-SET stability = u.stability, difficulty = u.difficulty, due = u.due, reps = u.reps, lapses = u.lapses,
-    state = u.state, elapsed_days = u.elapsed_days, scheduled_days = u.scheduled_days,
-    last_review = @now::timestamptz,
-    context_embedding = CASE WHEN @set_context::boolean THEN sqlc.narg('context')::vector ELSE rs.context_embedding END,
-    accesses_at_review = u.accesses
-FROM (SELECT unnest(@memory_ids::bigint[]) AS memory_id, unnest(@stabilities::double precision[]) AS stability,
-             unnest(@difficulties::double precision[]) AS difficulty, unnest(@dues::timestamptz[]) AS due,
-             unnest(@reps::int[]) AS reps, unnest(@lapses::int[]) AS lapses, unnest(@states::smallint[]) AS state,
-             unnest(@elapsed_days::int[]) AS elapsed_days, unnest(@scheduled_days::int[]) AS scheduled_days,
-             unnest(@accesses::int[]) AS accesses) AS u
-WHERE rs.tenant_id = @tenant_id::text AND rs.memory_id = u.memory_id;
+-- name: LcReviewWriteEach :batchexec
+-- LcReviewWriteEach writes the FSRS cards of one ReviewDue batch: one statement per card, all
+-- sent in one round trip (pgx batch). Each is a primary-key probe; a set-based UPDATE ... FROM
+-- unnest(...) was planned as a hash join over a sequential scan of the whole table (every
+-- tenant's cards) once the batch had more than a few rows. With set_context the card's context
+-- embedding becomes context (the recent recall context of the vmPFC coupling); otherwise it is
+-- left as it is.
+UPDATE zb.review_state
+SET stability = @stability::double precision, difficulty = @difficulty::double precision, due = @due::timestamptz,
+    reps = @reps::int, lapses = @lapses::int, state = @state::smallint, elapsed_days = @elapsed_days::int,
+    scheduled_days = @scheduled_days::int, last_review = @now::timestamptz,
+    context_embedding = CASE WHEN @set_context::boolean THEN sqlc.narg('context')::vector ELSE context_embedding END,
+    accesses_at_review = @accesses::int
+WHERE tenant_id = @tenant_id::text AND memory_id = @memory_id::bigint;
 
 -- name: LcReviewLogInsertBatch :execrows
 -- LcReviewLogInsertBatch appends the reviews of one ReviewDue batch to the log. A NaN PE or
@@ -180,7 +178,7 @@ UPDATE zb.memory m SET stability = u.stability, last_accessed_at = u.last_access
 FROM (SELECT unnest(@ids::bigint[]) AS id, unnest(@stabilities::double precision[]) AS stability,
              unnest(@last_accessed_ats::timestamptz[]) AS last_accessed_at, unnest(@fade_null::boolean[]) AS fade_null,
              unnest(@fade_ats::timestamptz[]) AS fade_at) AS u
-WHERE m.tenant_id = @tenant_id::text AND m.id = u.id;
+WHERE m.tenant_id = @tenant_id::text AND m.id = ANY (@ids::bigint[]) AND m.id = u.id;
 
 -- name: LcSessionLock :one
 -- LcSessionLock returns one session, locked.
