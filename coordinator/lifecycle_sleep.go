@@ -137,10 +137,11 @@ type sleepEdge struct {
 //
 //  1. The episodes are the tenant's active, decaying memories with activity (store or used
 //     recall) in the run's sleep window: from the end of the previous window (SleepLookback
-//     before now for the first) to now. They are taken newest activity first, at most
-//     SleepOpts.MaxEpisodes per run; when more are left, the run records a cursor (its last
-//     episode's activity time and id), reports More and enqueues the next round
-//     (jobs.SleepArgs.Round), and the next run continues the same window after the cursor, so
+//     before now for the first) to now. They are taken newest first (by id, walking the
+//     tenant's primary key down, so the rounds of a window read each memory at most once), at
+//     most SleepOpts.MaxEpisodes per run; when more are left, the run records a cursor (its
+//     last episode's id, and its activity time for information), reports More and enqueues
+//     the next round (jobs.SleepArgs.Round), and the next run continues the same window after the cursor, so
 //     every episode of the window is considered by exactly one run (a row another transaction
 //     holds at that moment is skipped). A window is closed when a run finds it exhausted.
 //     No episode → Skipped, nothing written (so a second run at once is a no-op).
@@ -220,7 +221,7 @@ func (c *Coordinator) Sleep(ctx context.Context, tenant string, opts *SleepOpts,
 		since := w.from
 		// One row more than the run takes tells whether the window has more.
 		eps, err := q.LcSleepEpisodes(ctx, db.LcSleepEpisodesParams{TenantID: tenant, Since: w.from, Until: w.to,
-			CursorAt: w.cursorAt, CursorID: w.cursorID, K: int32(o.MaxEpisodes + 1)})
+			CursorID: w.cursorID, K: int32(o.MaxEpisodes + 1)})
 		if err != nil {
 			return err
 		}
@@ -229,7 +230,7 @@ func (c *Coordinator) Sleep(ctx context.Context, tenant string, opts *SleepOpts,
 			w = sleepWin{from: w.to, to: now, cursorAt: now, cursorID: math.MaxInt64}
 			since = w.from
 			if eps, err = q.LcSleepEpisodes(ctx, db.LcSleepEpisodesParams{TenantID: tenant, Since: w.from, Until: w.to,
-				CursorAt: w.cursorAt, CursorID: w.cursorID, K: int32(o.MaxEpisodes + 1)}); err != nil {
+				CursorID: w.cursorID, K: int32(o.MaxEpisodes + 1)}); err != nil {
 				return err
 			}
 		}
@@ -338,8 +339,8 @@ type sleeper struct {
 	ids       []int64 // the run's episodes
 }
 
-// sleepWin is a run's sleep window: activity in (from, to], after (cursorAt, cursorID) in the
-// order activity descending, id descending.
+// sleepWin is a run's sleep window: activity in (from, to], ids below cursorID (cursorAt, the
+// activity time of the cursor's memory, is recorded for information).
 type sleepWin struct {
 	from, to   time.Time
 	cursorAt   time.Time

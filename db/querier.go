@@ -350,12 +350,11 @@ type Querier interface {
 	// LcSetValues writes memories' TD value estimates.
 	LcSetValues(ctx context.Context, arg LcSetValuesParams) error
 	// LcSleepEpisodes locks up to k active, decaying memories of a tenant with activity (store or
-	// used recall) in (since, until] that come after the cursor in the order last activity
-	// descending, id descending — (last_accessed_at, id) < (cursor_at, cursor_id) —; rows another
-	// transaction holds are skipped. The rows that tie with the cursor's activity time are taken by
-	// id (memory_pkey) and the older ones by a scan of the tenant's active rows (memory_activity_idx
-	// was dropped in 0014 so that recall's access update stays HOT), so a large group of equal times
-	// (a bulk load) is not read again by every run.
+	// used recall) in (since, until] whose id is below the cursor, newest (highest id) first;
+	// rows another transaction holds are skipped. The tenant's primary key is walked downwards
+	// from the cursor, so the rounds of one window read each of the tenant's memories at most once
+	// in all (ordering by last activity instead sorted the tenant's active rows in every round:
+	// memory_activity_idx was dropped in 0014 so that recall's access update stays HOT).
 	LcSleepEpisodes(ctx context.Context, arg LcSleepEpisodesParams) ([]LcSleepEpisodesRow, error)
 	// LcSleepLock takes the transaction-level advisory lock of a tenant's sleep, so two sleeps never
 	// overlap (the second waits for the first to commit).

@@ -13,35 +13,19 @@ LIMIT 1;
 
 -- name: LcSleepEpisodes :many
 -- LcSleepEpisodes locks up to k active, decaying memories of a tenant with activity (store or
--- used recall) in (since, until] that come after the cursor in the order last activity
--- descending, id descending — (last_accessed_at, id) < (cursor_at, cursor_id) —; rows another
--- transaction holds are skipped. The rows that tie with the cursor's activity time are taken by
--- id (memory_pkey) and the older ones by a scan of the tenant's active rows (memory_activity_idx
--- was dropped in 0014 so that recall's access update stays HOT), so a large group of equal times
--- (a bulk load) is not read again by every run.
-WITH ties AS (
-    SELECT t.id FROM zb.memory t
-    WHERE t.tenant_id = @tenant_id::text AND t.id < @cursor_id::bigint AND t.last_accessed_at = @cursor_at::timestamptz
-      AND t.status = 'active' AND t.last_accessed_at > @since::timestamptz AND t.last_accessed_at <= @until::timestamptz
-      AND t.layer NOT IN ('core', 'working') AND t.stability IS NOT NULL
-    ORDER BY t.id DESC
-    LIMIT @k::int
-), older AS (
-    SELECT o.id FROM zb.memory o
-    WHERE o.tenant_id = @tenant_id::text AND o.status = 'active' AND o.last_accessed_at < @cursor_at::timestamptz
-      AND o.last_accessed_at > @since::timestamptz AND o.last_accessed_at <= @until::timestamptz
-      AND o.layer NOT IN ('core', 'working') AND o.stability IS NOT NULL
-    ORDER BY o.last_accessed_at DESC, o.id DESC
-    LIMIT @k::int
-)
+-- used recall) in (since, until] whose id is below the cursor, newest (highest id) first;
+-- rows another transaction holds are skipped. The tenant's primary key is walked downwards
+-- from the cursor, so the rounds of one window read each of the tenant's memories at most once
+-- in all (ordering by last activity instead sorted the tenant's active rows in every round:
+-- memory_activity_idx was dropped in 0014 so that recall's access update stays HOT).
 SELECT m.id, m.context, m.layer, m.kind, m.content, m.session_id, m.occurred_at, m.created_at, m.stability,
        m.last_accessed_at, m.valence, m.arousal, m.significance, m.value_estimate, m.access_count, m.confidence,
        m.fade_at, cardinality(m.source_ids)::int AS carries
 FROM zb.memory m
-WHERE m.tenant_id = @tenant_id::text AND m.id IN (SELECT ties.id FROM ties UNION ALL SELECT older.id FROM older)
+WHERE m.tenant_id = @tenant_id::text AND m.id < @cursor_id::bigint
   AND m.status = 'active' AND m.last_accessed_at > @since::timestamptz AND m.last_accessed_at <= @until::timestamptz
-  AND (m.last_accessed_at, m.id) < (@cursor_at::timestamptz, @cursor_id::bigint)
-ORDER BY m.last_accessed_at DESC, m.id DESC
+  AND m.layer NOT IN ('core', 'working') AND m.stability IS NOT NULL
+ORDER BY m.id DESC
 LIMIT @k::int
 FOR UPDATE OF m SKIP LOCKED;
 
