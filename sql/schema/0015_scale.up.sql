@@ -18,8 +18,8 @@
 --     approximate (sampling error), the others stay exact;
 --   * while the matching memories are at most 5 000 (by the frequencies above) every one is
 --     scored, as before; above, only the memories holding a rare query term or at least two of
---     the 8 rarest query terms (GIN intersections of two posting lists) are scored; when they
---     cannot fill every layer's top k, every match is scored after all.
+--     the 8 rarest query terms (GIN intersections of two posting lists) are scored; a layer
+--     they leave with fewer than k has every one of its matches scored (through its btree rows).
 -- Measured in docs/performance.md ("Lexical candidates in large tenants").
 
 DROP INDEX zb.edge_weak_idx;
@@ -34,6 +34,7 @@ CREATE OR REPLACE FUNCTION zb.recall_lexical_scan(
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 SET plan_cache_mode = 'force_generic_plan'
+SET enable_seqscan = on
 AS $$
 DECLARE
     -- A term's document frequency is counted exactly up to c_cap matching memories; a term
@@ -43,7 +44,8 @@ DECLARE
     c_sample constant integer := 1500;
     -- Every memory matching a query term is scored (exact BM25 top-k) while they are at most
     -- c_union; above, only the memories with a rare term (df < c_cap) or with at least two of
-    -- the c_pair_terms rarest query terms are (GIN intersections of posting lists).
+    -- the c_pair_terms rarest query terms are (GIN intersections of posting lists), and every
+    -- match of a layer those leave with fewer than p_k.
     c_union  constant integer := 5000;
     c_pair_terms constant integer := 8;
     v_df     double precision[];
@@ -55,6 +57,9 @@ DECLARE
     v_sum    double precision;
     v_a      text[];
     v_b      text[];
+    v_full   zb.memory_layer[];
+    v_under  zb.memory_layer[];
+    v_more   bigint[];
 BEGIN
     SELECT array_agg(f.df::double precision ORDER BY q.t), array_agg(f.sdf::double precision ORDER BY q.t),
            array_agg(q.t ORDER BY q.t) FILTER (WHERE f.df >= c_cap), array_agg(q.t ORDER BY q.t) FILTER (WHERE f.df < c_cap AND f.df > 0)
@@ -101,9 +106,10 @@ BEGIN
               FROM (SELECT q.t FROM unnest(p_terms, v_df) q(t, df) WHERE q.df > 0 ORDER BY q.df, q.t LIMIT c_pair_terms) r1
               JOIN (SELECT q.t FROM unnest(p_terms, v_df) q(t, df) WHERE q.df > 0 ORDER BY q.df, q.t LIMIT c_pair_terms) r2
                 ON r1.t < r2.t) x;
-        SELECT coalesce(array_agg(r.id), '{}') INTO ids
+        SELECT coalesce(array_agg(r.id), '{}'), coalesce(array_agg(DISTINCT r.layer) FILTER (WHERE r.rn = p_k), '{}')
+        INTO ids, v_full
         FROM (
-            SELECT m.id, row_number() OVER (
+            SELECT m.id, m.layer, row_number() OVER (
                 PARTITION BY m.layer ORDER BY zb.bm25_doc(m.terms, m.term_count, p_terms, idf, p_avgdl) DESC, m.id) AS rn
             FROM (
                 SELECT c.id FROM unnest(coalesce(v_a, '{}'), coalesce(v_b, '{}')) p(a, b)
@@ -123,10 +129,35 @@ BEGIN
               AND (m.layer = 'core' OR p_to IS NULL OR coalesce(m.event_from, m.occurred_at, m.created_at) < p_to)
         ) r
         WHERE r.rn <= p_k;
-        -- Too few to fill every layer's top k: score every match after all.
-        IF cardinality(ids) >= p_k * cardinality(p_layers) THEN
-            RETURN;
+        -- A layer left with fewer than p_k (a small layer, or one whose memories share only one
+        -- common term with the query): every match of that layer is scored, through the
+        -- tenant's (tenant_id, layer, status) rows ((… && …) IS TRUE keeps the GIN index out:
+        -- an empty layer costs one index probe, not a pass over every match of the query).
+        SELECT array_agg(l) INTO v_under FROM unnest(p_layers) l WHERE l <> ALL (v_full);
+        IF v_under IS NOT NULL THEN
+            -- The generic plan reads the whole table in parallel; off for this statement only
+            -- (the function's SET clause restores it on return).
+            PERFORM set_config('enable_seqscan', 'off', true);
+            SELECT coalesce(array_agg(r.id), '{}') INTO v_more
+            FROM (
+                SELECT m.id, row_number() OVER (
+                    PARTITION BY m.layer ORDER BY zb.bm25_doc(m.terms, m.term_count, p_terms, idf, p_avgdl) DESC, m.id) AS rn
+                FROM zb.memory m
+                WHERE m.tenant_id = p_tenant AND m.layer = ANY (v_under) AND (m.terms && p_terms) IS TRUE
+                  AND (m.status = 'active' OR (p_deep AND m.status IN ('consolidated', 'archived')))
+                  AND (m.valid_to IS NULL OR m.valid_to > coalesce(p_as_of, p_now))
+                  AND (p_as_of IS NULL OR m.valid_from IS NULL OR m.valid_from <= p_as_of)
+                  AND (p_as_of IS NULL OR m.created_at <= p_as_of)
+                  AND (p_contexts IS NULL OR m.context = ANY (p_contexts))
+                  AND (m.layer = 'core' OR p_from IS NULL
+                       OR coalesce(m.event_to, m.occurred_at + interval '1 microsecond', m.created_at + interval '1 microsecond') > p_from)
+                  AND (m.layer = 'core' OR p_to IS NULL OR coalesce(m.event_from, m.occurred_at, m.created_at) < p_to)
+            ) r
+            WHERE r.rn <= p_k;
+            PERFORM set_config('enable_seqscan', 'on', true);
+            ids := ARRAY(SELECT DISTINCT u FROM unnest(ids || v_more) u ORDER BY u);
         END IF;
+        RETURN;
     END IF;
     SELECT coalesce(array_agg(r.id), '{}') INTO ids
     FROM (
