@@ -163,6 +163,43 @@ func TestSQLFormulaParity(t *testing.T) {
 		requireParity(t, "triple_copy_strength", got, want)
 	})
 
+	// Old copies: a fast copy 100–140 days old has exp(−age/4 h) between e^−840 and e^−600, where
+	// exp(x) is subnormal or rounds S0·exp(x) to 0 — PostgreSQL raised "value out of range:
+	// underflow" there until 0015 (a decay job of a long-lived tenant failed on it).
+	t.Run("triple_copy_strength_old", func(t *testing.T) {
+		t.Parallel()
+		r := rand.New(rand.NewPCG(7, 40))
+		tcm, err := pma.NewTripleCopyMemory(nil)
+		require.NoError(t, err)
+		var fast, medium, deep []float64
+		var stored []time.Time
+		var want []float64
+		for i := range 2000 {
+			days := 100 + 40*r.Float64()
+			if i%10 == 0 {
+				days = 365 * 30 * r.Float64()
+			}
+			st := parityNow.Add(-time.Duration(days * 24 * float64(time.Hour))).Truncate(time.Microsecond)
+			tc, err := tcm.Store("e", 1-r.Float64(), st)
+			require.NoError(t, err)
+			fast, medium, deep = append(fast, tc.FastStrength), append(medium, tc.MediumStrength), append(deep, tc.DeepStrength)
+			stored = append(stored, st)
+			want = append(want, tcm.Strengths(tc, parityNow).Strength)
+		}
+		got := sqlFloats(t, pool, `SELECT zb.triple_copy_strength(f, m, d, s, NULL, $5)
+			FROM unnest($1::float8[], $2::float8[], $3::float8[], $4::timestamptz[])
+			WITH ORDINALITY AS x(f, m, d, s, n) ORDER BY n`, fast, medium, deep, stored, parityNow)
+		requireParity(t, "triple_copy_strength (old copies)", got, want)
+		got = sqlFloats(t, pool, `SELECT zb.copy_strength('fast', f, 14400, s, $3)
+			FROM unnest($1::float8[], $2::timestamptz[]) WITH ORDINALITY AS x(f, s, n) ORDER BY n`, fast, stored, parityNow)
+		for i, g := range got {
+			require.GreaterOrEqual(t, g, 0.0)
+			if parityNow.Sub(stored[i]) >= 100*24*time.Hour {
+				require.LessOrEqual(t, g, 1e-200, "a fast copy %d days old", int(parityNow.Sub(stored[i]).Hours()/24))
+			}
+		}
+	})
+
 	t.Run("priority", func(t *testing.T) {
 		t.Parallel()
 		r := rand.New(rand.NewPCG(7, 5))

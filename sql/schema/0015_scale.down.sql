@@ -1,8 +1,32 @@
--- 0015_scale down: zb.edge_weak_idx and the default fillfactor of zb.edge return;
+-- 0015_scale down: zb.edge_weak_idx and the default fillfactor of zb.edge return; zb.exp_or_zero and
+-- zb.copy_strength as in 0009;
 -- zb.recall_lexical_scan as in 0014 (exact document frequencies, every match scored).
 
 ALTER TABLE zb.edge RESET (fillfactor);
 CREATE INDEX edge_weak_idx ON zb.edge (tenant_id, weight) WHERE weight < 0.1;
+
+CREATE OR REPLACE FUNCTION zb.exp_or_zero(x double precision)
+RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT CASE WHEN x < -745 THEN 0 ELSE exp(x) END
+$$;
+
+COMMENT ON FUNCTION zb.exp_or_zero(double precision) IS 'exp(x), 0 below −745 instead of an underflow error (like Go''s math.Exp).';
+
+CREATE OR REPLACE FUNCTION zb.copy_strength(copy text, initial_strength double precision, tau_seconds double precision,
+                                            created_at timestamptz, p_now timestamptz)
+RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT CASE
+        WHEN p_now < created_at OR NOT (tau_seconds > 0) OR NOT (initial_strength > 0) THEN 0
+        WHEN copy = 'deep' THEN least(1, greatest(0, initial_strength
+             * (1 - zb.exp_or_zero(-extract(epoch FROM p_now - created_at)::double precision / tau_seconds))))
+        ELSE least(1, greatest(0, initial_strength
+             * zb.exp_or_zero(-extract(epoch FROM p_now - created_at)::double precision / tau_seconds)))
+    END::double precision
+$$;
 
 CREATE OR REPLACE FUNCTION zb.recall_lexical_scan(
     p_tenant text, p_terms text[], p_n bigint, p_sn double precision, p_avgdl double precision,

@@ -6,7 +6,7 @@
 --    indexes. It goes, and zb.edge keeps 20 % of each page free (fillfactor 80) so that those
 --    updates can stay on their page.
 --
--- 2. Bounded lexical candidate generation.
+-- 2. Bounded lexical candidate generation (the function at the end of this file).
 -- zb.recall_lexical_scan (the lexical half of recall for a tenant of more than 5 000 active
 -- memories, since 0014) counted every query term's document frequency exactly and scored every
 -- memory sharing a term with the query: linear in the matching rows, which in a tenant of
@@ -24,6 +24,39 @@
 
 DROP INDEX zb.edge_weak_idx;
 ALTER TABLE zb.edge SET (fillfactor = 80);
+
+
+-- 3. No float underflow in the triple-copy strength. PostgreSQL raises "value out of range:
+--    underflow" when a product of two non-zero doubles rounds to 0: S0 · exp(−age/τ) did for a
+--    fast copy about four months old (exp(−745 < x < −708) is subnormal; times S0 < 1 it can round
+--    to 0), and decay reads copy strengths (triple_copy protection), so a long-lived tenant's decay
+--    job failed (found by the LoCoMo shared-pool run). exp_or_zero now returns 0 below
+--    ln(DBL_MIN) ≈ −708.39, where exp leaves the normal range, and copy_strength takes S0 into the
+--    exponent (exp(ln S0 − age/τ)) so no product can underflow. Both stay within 1e-300 of their
+--    Go twins (math.Exp returns subnormals there).
+CREATE OR REPLACE FUNCTION zb.exp_or_zero(x double precision)
+RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT CASE WHEN x < -708.39 THEN 0 ELSE exp(x) END
+$$;
+
+COMMENT ON FUNCTION zb.exp_or_zero(double precision) IS
+    'exp(x), 0 below −708.39 (where exp leaves the normal range) instead of an underflow error; Go''s math.Exp differs there by < 1e-307.';
+
+CREATE OR REPLACE FUNCTION zb.copy_strength(copy text, initial_strength double precision, tau_seconds double precision,
+                                            created_at timestamptz, p_now timestamptz)
+RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT CASE
+        WHEN p_now < created_at OR NOT (tau_seconds > 0) OR NOT (initial_strength > 0) THEN 0
+        WHEN copy = 'deep' THEN least(1, greatest(0, initial_strength
+             * (1 - zb.exp_or_zero(-extract(epoch FROM p_now - created_at)::double precision / tau_seconds))))
+        ELSE least(1, greatest(0,
+             zb.exp_or_zero(ln(initial_strength) - extract(epoch FROM p_now - created_at)::double precision / tau_seconds)))
+    END::double precision
+$$;
 
 CREATE OR REPLACE FUNCTION zb.recall_lexical_scan(
     p_tenant text, p_terms text[], p_n bigint, p_sn double precision, p_avgdl double precision,
