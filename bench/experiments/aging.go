@@ -292,7 +292,7 @@ func locomoNoDecay(ctx context.Context, c *Config) (*LoCoMoNoDecay, error) {
 		return nil, err
 	}
 	rep, err := locomo.Run(ctx, ds, []locomo.System{withDecay, noDecay}, locomo.Options{Mode: locomo.PerConversation, K: LoCoMoK,
-		Progress: c.Progress, PerQuestion: true})
+		Progress: c.Progress, PlainProgress: c.PlainProgress, PerQuestion: true})
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -29,6 +30,9 @@ type Options struct {
 	K int
 	// Progress receives a progress bar; nil means silent.
 	Progress io.Writer
+	// PlainProgress writes a line at every 10 % of the work instead of redrawing a bar (for
+	// logs and other non-terminals).
+	PlainProgress bool
 	// PerQuestion keeps every question's figures (and its top hits' source
 	// ids) in the report. Defaults to false.
 	PerQuestion bool
@@ -200,7 +204,7 @@ func Run(ctx context.Context, ds *Dataset, systems []System, opts Options) (*Rep
 			Descriptions: descs,
 		},
 	}
-	bar := newBar(opts.Progress, total)
+	bar := newBar(opts.Progress, total, opts.PlainProgress)
 	for _, m := range modes {
 		for _, sys := range systems {
 			bar.describe(fmt.Sprintf("%-16s %-10s", m, sys.Name()))
@@ -301,14 +305,25 @@ func runOne(ctx context.Context, sys System, mode Mode, plans []TenantPlan, k in
 	return res, nil
 }
 
-// bar wraps an optional progress bar; a nil *bar does nothing.
-type bar struct{ pb *progressbar.ProgressBar }
+// bar wraps an optional progress bar; a nil *bar does nothing. A plain bar writes one line per
+// 10 % of the total instead.
+type bar struct {
+	pb    *progressbar.ProgressBar
+	w     io.Writer
+	total int
+	done  int
+	desc  string
+	start time.Time
+}
 
-// newBar returns a progress bar of total steps writing to w, or nil for a
+// newBar returns a progress bar of total steps writing to w (lines when plain), or nil for a
 // nil w.
-func newBar(w io.Writer, total int) *bar {
+func newBar(w io.Writer, total int, plain bool) *bar {
 	if w == nil {
 		return nil
+	}
+	if plain {
+		return &bar{w: w, total: max(total, 1), desc: "LoCoMo", start: time.Now()}
 	}
 	return &bar{pb: progressbar.NewOptions(total,
 		progressbar.OptionSetWriter(w),
@@ -322,19 +337,31 @@ func newBar(w io.Writer, total int) *bar {
 }
 
 func (b *bar) add(n int) {
-	if b != nil {
+	switch {
+	case b == nil:
+	case b.pb != nil:
 		_ = b.pb.Add(n)
+	default:
+		before := b.done * 10 / b.total
+		b.done += n
+		if after := b.done * 10 / b.total; after > before {
+			fmt.Fprintf(b.w, "%s: %d%% (%d/%d) in %s\n", b.desc, 10*after, b.done, b.total, time.Since(b.start).Round(time.Second))
+		}
 	}
 }
 
 func (b *bar) describe(s string) {
-	if b != nil {
+	switch {
+	case b == nil:
+	case b.pb != nil:
 		b.pb.Describe(s)
+	default:
+		b.desc = strings.TrimSpace(strings.Join(strings.Fields(s), " "))
 	}
 }
 
 func (b *bar) finish() {
-	if b != nil {
+	if b != nil && b.pb != nil {
 		_ = b.pb.Finish()
 	}
 }

@@ -145,7 +145,8 @@ func (a *app) benchLocomo(ctx context.Context, args []string, mode locomo.Mode, 
 	if !a.json {
 		progress = a.stderr
 	}
-	rep, err := locomo.Run(ctx, ds, syss, locomo.Options{Mode: mode, K: k, Progress: progress})
+	rep, err := locomo.Run(ctx, ds, syss, locomo.Options{Mode: mode, K: k, Progress: progress,
+		PlainProgress: !isTerminal(a.stderr)})
 	if err != nil {
 		return err
 	}
