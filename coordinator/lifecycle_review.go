@@ -1,6 +1,7 @@
 package coordinator
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"time"
@@ -91,13 +92,7 @@ func (c *Coordinator) ReviewDue(ctx context.Context, tenant string, limit int, h
 				return err
 			}
 		}
-		// The batch's writes are collected and applied in three round trips: the cards (one
-		// primary-key UPDATE each, pipelined as one pgx batch), the log and the grown
-		// stabilities (one set-based statement each), instead of two or three per card.
-		var ctxVec = toVector(ctxNow)
-		cards := make([]db.LcReviewWriteEachParams, 0, len(rows))
-		logs := db.LcReviewLogInsertBatchParams{TenantID: tenant, Now: now}
-		grown := db.LcMemoryForgettingBatchParams{TenantID: tenant}
+		w := newReviewWrites(tenant, now, ctxNow, len(rows))
 		for _, r := range rows {
 			card := review.Card{Stability: r.CardStability, Difficulty: r.CardDifficulty, Due: r.Due, Reps: uint64(max(r.Reps, 0)),
 				Lapses: uint64(max(r.Lapses, 0)), State: review.State(r.State), ElapsedDays: uint64(max(r.ElapsedDays, 0)),
@@ -118,23 +113,18 @@ func (c *Coordinator) ReviewDue(ctx context.Context, tenant string, limit int, h
 			if err != nil {
 				return err
 			}
-			cards = append(cards, db.LcReviewWriteEachParams{TenantID: tenant, MemoryID: r.MemoryID, Stability: next.Stability,
-				Difficulty: lcClamp(next.Difficulty, 0, 10), Due: next.Due, Reps: int32(next.Reps), Lapses: int32(next.Lapses),
-				State: int16(next.State), ElapsedDays: int32(next.ElapsedDays), ScheduledDays: int32(next.ScheduledDays), Now: now,
-				SetContext: ctxNow != nil, Context: ctxVec, Accesses: r.AccessCount})
-			pe, mult := math.NaN(), math.NaN()
+			w.card(r.MemoryID, next, r.AccessCount)
+			var pe, mult *float64
 			if ctxNow != nil {
-				pe = lcClamp(lg.PredictionError, 0, 2)
+				p := lcClamp(lg.PredictionError, 0, 2)
+				pe = &p
 			}
 			if lg.VMPFCApplied {
-				mult = lcClamp(lg.Multiplier, 0.3, 2)
+				m := lcClamp(lg.Multiplier, 0.3, 2)
+				mult = &m
 				rep.VMPFCApplied++
 			}
-			logs.MemoryIds = append(logs.MemoryIds, r.MemoryID)
-			logs.Grades = append(logs.Grades, int16(grade))
-			logs.StatesBefore = append(logs.StatesBefore, r.State)
-			logs.IntervalDays = append(logs.IntervalDays, max(lg.Interval.Hours()/24, 0))
-			logs.Pes, logs.Multipliers = append(logs.Pes, pe), append(logs.Multipliers, mult)
+			w.log(r.MemoryID, grade, r.State, max(lg.Interval.Hours()/24, 0), pe, mult)
 			rep.Reviewed++
 			switch grade {
 			case review.Again:
@@ -151,35 +141,12 @@ func (c *Coordinator) ReviewDue(ctx context.Context, tenant string, limit int, h
 				if err != nil {
 					return err
 				}
-				fade := lcFadeAt(nt)
-				grown.Ids = append(grown.Ids, r.MemoryID)
-				grown.Stabilities = append(grown.Stabilities, nt.Stability.Hours()/24)
-				grown.LastAccessedAts = append(grown.LastAccessedAts, maxTime(nt.LastAccess, r.LastAccessedAt))
-				grown.FadeNull = append(grown.FadeNull, fade == nil)
-				if fade != nil {
-					grown.FadeAts = append(grown.FadeAts, *fade)
-				} else {
-					grown.FadeAts = append(grown.FadeAts, now)
-				}
+				w.grow(r.MemoryID, nt, r.LastAccessedAt)
 				rep.Strengthened++
 			}
 		}
-		var werr error
-		q.LcReviewWriteEach(ctx, cards).Exec(func(_ int, err error) {
-			if err != nil && werr == nil {
-				werr = err
-			}
-		})
-		if werr != nil {
-			return werr
-		}
-		if _, err := q.LcReviewLogInsertBatch(ctx, logs); err != nil {
+		if err := w.flush(ctx, q); err != nil {
 			return err
-		}
-		if len(grown.Ids) > 0 {
-			if _, err := q.LcMemoryForgettingBatch(ctx, grown); err != nil {
-				return err
-			}
 		}
 		return c.audit(ctx, q, tenant, "memory.review", nil, now, rep)
 	})
@@ -187,6 +154,87 @@ func (c *Coordinator) ReviewDue(ctx context.Context, tenant string, limit int, h
 		return nil, interpretError("reviewing memories", err)
 	}
 	return rep, nil
+}
+
+// reviewWrites collects the writes of reviewed cards — the card, its review_log row and, for
+// Good and Easy, the memory's grown forgetting-model stability — and applies them in three round
+// trips (flush): the cards as one pipelined pgx batch of primary-key UPDATEs (a set-based
+// UPDATE … FROM unnest was planned as a sequential scan of every tenant's cards), the log rows and
+// the stabilities as one set-based statement each. ReviewDue and GradeReview share it.
+type reviewWrites struct {
+	tenant string
+	now    time.Time
+	ctxNow []float32
+	cards  []db.LcReviewWriteEachParams
+	logs   db.LcReviewLogInsertBatchParams
+	grown  db.LcMemoryForgettingBatchParams
+}
+
+// newReviewWrites starts the writes of reviews at now. With ctxNow (the vmPFC context now) the
+// cards' context embedding becomes it; without, the cards keep theirs.
+func newReviewWrites(tenant string, now time.Time, ctxNow []float32, n int) *reviewWrites {
+	return &reviewWrites{tenant: tenant, now: now, ctxNow: ctxNow, cards: make([]db.LcReviewWriteEachParams, 0, n),
+		logs: db.LcReviewLogInsertBatchParams{TenantID: tenant, Now: now}, grown: db.LcMemoryForgettingBatchParams{TenantID: tenant}}
+}
+
+// card adds memoryID's new FSRS card; accesses is the memory's access count at the review.
+func (w *reviewWrites) card(memoryID int64, next review.Card, accesses int32) {
+	w.cards = append(w.cards, db.LcReviewWriteEachParams{TenantID: w.tenant, MemoryID: memoryID, Stability: next.Stability,
+		Difficulty: lcClamp(next.Difficulty, 0, 10), Due: next.Due, Reps: int32(next.Reps), Lapses: int32(next.Lapses),
+		State: int16(next.State), ElapsedDays: int32(next.ElapsedDays), ScheduledDays: int32(next.ScheduledDays), Now: w.now,
+		SetContext: w.ctxNow != nil, Context: toVector(w.ctxNow), Accesses: accesses})
+}
+
+// log adds a review_log row; a nil PE or multiplier is stored as NULL.
+func (w *reviewWrites) log(memoryID int64, grade review.Grade, stateBefore int16, intervalDays float64, pe, mult *float64) {
+	orNaN := func(x *float64) float64 {
+		if x == nil {
+			return math.NaN()
+		}
+		return *x
+	}
+	l := &w.logs
+	l.MemoryIds, l.Grades = append(l.MemoryIds, memoryID), append(l.Grades, int16(grade))
+	l.StatesBefore, l.IntervalDays = append(l.StatesBefore, stateBefore), append(l.IntervalDays, intervalDays)
+	l.Pes, l.Multipliers = append(l.Pes, orNaN(pe)), append(l.Multipliers, orNaN(mult))
+}
+
+// grow adds memoryID's grown forgetting trace nt (the review counted as an access; the last
+// access never moves back before lastAccessed) and returns its stability in days.
+func (w *reviewWrites) grow(memoryID int64, nt forgetting.Trace, lastAccessed time.Time) float64 {
+	s, fade := nt.Stability.Hours()/24, lcFadeAt(nt)
+	g := &w.grown
+	g.Ids, g.Stabilities = append(g.Ids, memoryID), append(g.Stabilities, s)
+	g.LastAccessedAts = append(g.LastAccessedAts, maxTime(nt.LastAccess, lastAccessed))
+	g.FadeNull, g.FadeAts = append(g.FadeNull, fade == nil), append(g.FadeAts, cmp.Or(derefTime(fade), w.now))
+	return s
+}
+
+// flush writes everything collected.
+func (w *reviewWrites) flush(ctx context.Context, q *db.Queries) error {
+	var err error
+	q.LcReviewWriteEach(ctx, w.cards).Exec(func(_ int, e error) { err = cmp.Or(err, e) })
+	if err != nil {
+		return err
+	}
+	if len(w.logs.MemoryIds) > 0 {
+		if _, err := q.LcReviewLogInsertBatch(ctx, w.logs); err != nil {
+			return err
+		}
+	}
+	if len(w.grown.Ids) > 0 {
+		if _, err := q.LcMemoryForgettingBatch(ctx, w.grown); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func derefTime(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
 }
 
 // inferGrade infers a review grade from the uses since the last review (see ReviewDue).

@@ -183,16 +183,8 @@ func (c *Coordinator) GradeReview(ctx context.Context, tenant string, memoryID i
 		if err != nil {
 			return fmt.Errorf("error reviewing memory %d: %w", memoryID, err)
 		}
-		ctxStore := r.ContextEmbedding
-		if ctxNow != nil {
-			ctxStore = ctxNow
-		}
-		if err := q.LcReviewWrite(ctx, db.LcReviewWriteParams{TenantID: tenant, MemoryID: memoryID, Stability: next.Stability,
-			Difficulty: lcClamp(next.Difficulty, 0, 10), Due: next.Due, Reps: int32(next.Reps), Lapses: int32(next.Lapses),
-			State: int16(next.State), ElapsedDays: int32(next.ElapsedDays), ScheduledDays: int32(next.ScheduledDays), Now: now,
-			ContextEmbedding: toVector(ctxStore), Accesses: r.AccessCount}); err != nil {
-			return err
-		}
+		w := newReviewWrites(tenant, now, ctxNow, 1)
+		w.card(memoryID, next, r.AccessCount)
 		if ctxNow != nil {
 			p := lcClamp(lg.PredictionError, 0, 2)
 			res.PredictionError = &p
@@ -202,10 +194,7 @@ func (c *Coordinator) GradeReview(ctx context.Context, tenant string, memoryID i
 			res.Multiplier = &m
 		}
 		interval := max(lg.Interval.Hours()/24, 0)
-		if err := q.LcReviewLogInsert(ctx, db.LcReviewLogInsertParams{TenantID: tenant, MemoryID: memoryID, Grade: int16(grade),
-			Now: now, StateBefore: r.State, IntervalDays: interval, VmpfcPe: res.PredictionError, Multiplier: res.Multiplier}); err != nil {
-			return err
-		}
+		w.log(memoryID, grade, r.State, interval, res.PredictionError, res.Multiplier)
 		res.StateBefore, res.State = stateName(r.State), stateName(int16(next.State))
 		res.Due, res.IntervalDays = next.Due, interval
 		res.Stability, res.Difficulty, res.Reps, res.Lapses = next.Stability, next.Difficulty, int32(next.Reps), int32(next.Lapses)
@@ -216,12 +205,11 @@ func (c *Coordinator) GradeReview(ctx context.Context, tenant string, memoryID i
 			if err != nil {
 				return err
 			}
-			s := nt.Stability.Hours() / 24
-			if err := q.LcMemoryForgetting(ctx, db.LcMemoryForgettingParams{TenantID: tenant, ID: memoryID, Stability: &s,
-				LastAccessedAt: maxTime(nt.LastAccess, r.LastAccessedAt), FadeAt: lcFadeAt(nt)}); err != nil {
-				return err
-			}
+			s := w.grow(memoryID, nt, r.LastAccessedAt)
 			res.MemoryStability = &s
+		}
+		if err := w.flush(ctx, q); err != nil {
+			return err
 		}
 		return c.audit(ctx, q, tenant, "memory.review", &memoryID, now, map[string]any{"grade": res.Grade, "manual": true,
 			"state_before": res.StateBefore, "state": res.State, "interval_days": interval, "created": res.Created})

@@ -338,32 +338,6 @@ func (q *Queries) LcEdgesTouchingLock(ctx context.Context, arg LcEdgesTouchingLo
 	return items, nil
 }
 
-const lcMemoryForgetting = `-- name: LcMemoryForgetting :exec
-UPDATE zb.memory SET stability = $1::double precision, last_accessed_at = $2::timestamptz,
-    fade_at = $3::timestamptz
-WHERE tenant_id = $4::text AND id = $5::bigint
-`
-
-type LcMemoryForgettingParams struct {
-	Stability      *float64   `json:"stability"`
-	LastAccessedAt time.Time  `json:"last_accessed_at"`
-	FadeAt         *time.Time `json:"fade_at"`
-	TenantID       string     `json:"tenant_id"`
-	ID             int64      `json:"id"`
-}
-
-// LcMemoryForgetting writes a memory's forgetting state (stability, last access, fade time).
-func (q *Queries) LcMemoryForgetting(ctx context.Context, arg LcMemoryForgettingParams) error {
-	_, err := q.db.Exec(ctx, lcMemoryForgetting,
-		arg.Stability,
-		arg.LastAccessedAt,
-		arg.FadeAt,
-		arg.TenantID,
-		arg.ID,
-	)
-	return err
-}
-
 const lcMemoryForgettingBatch = `-- name: LcMemoryForgettingBatch :execrows
 UPDATE zb.memory m SET stability = u.stability, last_accessed_at = u.last_accessed_at,
     fade_at = CASE WHEN u.fade_null THEN NULL ELSE u.fade_at END
@@ -511,38 +485,6 @@ func (q *Queries) LcReviewDue(ctx context.Context, arg LcReviewDueParams) ([]LcR
 	return items, nil
 }
 
-const lcReviewLogInsert = `-- name: LcReviewLogInsert :exec
-INSERT INTO zb.review_log (tenant_id, memory_id, grade, reviewed_at, state_before, interval_days, vmpfc_pe, multiplier)
-VALUES ($1::text, $2::bigint, $3::smallint, $4::timestamptz, $5::smallint,
-        $6::double precision, $7::double precision, $8::double precision)
-`
-
-type LcReviewLogInsertParams struct {
-	TenantID     string    `json:"tenant_id"`
-	MemoryID     int64     `json:"memory_id"`
-	Grade        int16     `json:"grade"`
-	Now          time.Time `json:"now"`
-	StateBefore  int16     `json:"state_before"`
-	IntervalDays float64   `json:"interval_days"`
-	VmpfcPe      *float64  `json:"vmpfc_pe"`
-	Multiplier   *float64  `json:"multiplier"`
-}
-
-// LcReviewLogInsert appends one review to the log.
-func (q *Queries) LcReviewLogInsert(ctx context.Context, arg LcReviewLogInsertParams) error {
-	_, err := q.db.Exec(ctx, lcReviewLogInsert,
-		arg.TenantID,
-		arg.MemoryID,
-		arg.Grade,
-		arg.Now,
-		arg.StateBefore,
-		arg.IntervalDays,
-		arg.VmpfcPe,
-		arg.Multiplier,
-	)
-	return err
-}
-
 const lcReviewLogInsertBatch = `-- name: LcReviewLogInsertBatch :execrows
 INSERT INTO zb.review_log (tenant_id, memory_id, grade, reviewed_at, state_before, interval_days, vmpfc_pe, multiplier)
 SELECT $1::text, u.memory_id, u.grade, $2::timestamptz, u.state_before, u.interval_days,
@@ -580,51 +522,6 @@ func (q *Queries) LcReviewLogInsertBatch(ctx context.Context, arg LcReviewLogIns
 		return 0, err
 	}
 	return result.RowsAffected(), nil
-}
-
-const lcReviewWrite = `-- name: LcReviewWrite :exec
-UPDATE zb.review_state
-SET stability = $1::double precision, difficulty = $2::double precision, due = $3::timestamptz,
-    reps = $4::int, lapses = $5::int, state = $6::smallint, elapsed_days = $7::int,
-    scheduled_days = $8::int, last_review = $9::timestamptz,
-    context_embedding = $10::vector, accesses_at_review = $11::int
-WHERE tenant_id = $12::text AND memory_id = $13::bigint
-`
-
-type LcReviewWriteParams struct {
-	Stability        float64          `json:"stability"`
-	Difficulty       float64          `json:"difficulty"`
-	Due              time.Time        `json:"due"`
-	Reps             int32            `json:"reps"`
-	Lapses           int32            `json:"lapses"`
-	State            int16            `json:"state"`
-	ElapsedDays      int32            `json:"elapsed_days"`
-	ScheduledDays    int32            `json:"scheduled_days"`
-	Now              time.Time        `json:"now"`
-	ContextEmbedding *pgvector.Vector `json:"context_embedding"`
-	Accesses         int32            `json:"accesses"`
-	TenantID         string           `json:"tenant_id"`
-	MemoryID         int64            `json:"memory_id"`
-}
-
-// LcReviewWrite writes a memory's FSRS card after a review.
-func (q *Queries) LcReviewWrite(ctx context.Context, arg LcReviewWriteParams) error {
-	_, err := q.db.Exec(ctx, lcReviewWrite,
-		arg.Stability,
-		arg.Difficulty,
-		arg.Due,
-		arg.Reps,
-		arg.Lapses,
-		arg.State,
-		arg.ElapsedDays,
-		arg.ScheduledDays,
-		arg.Now,
-		arg.ContextEmbedding,
-		arg.Accesses,
-		arg.TenantID,
-		arg.MemoryID,
-	)
-	return err
 }
 
 const lcSessionLock = `-- name: LcSessionLock :one

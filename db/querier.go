@@ -276,8 +276,6 @@ type Querier interface {
 	LcLiveFacts(ctx context.Context, arg LcLiveFactsParams) ([]LcLiveFactsRow, error)
 	// LcMarkDerived marks memories derived without changing anything else (erased rows).
 	LcMarkDerived(ctx context.Context, arg LcMarkDerivedParams) error
-	// LcMemoryForgetting writes a memory's forgetting state (stability, last access, fade time).
-	LcMemoryForgetting(ctx context.Context, arg LcMemoryForgettingParams) error
 	// LcMemoryForgettingBatch writes the forgetting state (stability, last access, fade time) of
 	// several memories; fade_null[i] stores a NULL fade time (the trace never fades).
 	LcMemoryForgettingBatch(ctx context.Context, arg LcMemoryForgettingBatchParams) (int64, error)
@@ -310,8 +308,6 @@ type Querier interface {
 	// LcReviewDue locks up to k review states of a tenant due at now (review_state_due_idx) with
 	// their active memories; rows another transaction holds are skipped.
 	LcReviewDue(ctx context.Context, arg LcReviewDueParams) ([]LcReviewDueRow, error)
-	// LcReviewLogInsert appends one review to the log.
-	LcReviewLogInsert(ctx context.Context, arg LcReviewLogInsertParams) error
 	// LcReviewLogInsertBatch appends the reviews of one ReviewDue batch to the log. A NaN PE or
 	// multiplier is stored as NULL (no vmPFC coupling for that review).
 	LcReviewLogInsertBatch(ctx context.Context, arg LcReviewLogInsertBatchParams) (int64, error)
@@ -321,8 +317,6 @@ type Querier interface {
 	// LcReviewStateEnsureMany creates the FSRS review states (new cards due at due) of memories that
 	// have none.
 	LcReviewStateEnsureMany(ctx context.Context, arg LcReviewStateEnsureManyParams) (int64, error)
-	// LcReviewWrite writes a memory's FSRS card after a review.
-	LcReviewWrite(ctx context.Context, arg LcReviewWriteParams) error
 	// LcReviewWriteEach writes the FSRS cards of one ReviewDue batch: one statement per card, all
 	// sent in one round trip (pgx batch). Each is a primary-key probe; a set-based UPDATE ... FROM
 	// unnest(...) was planned as a hash join over a sequential scan of the whole table (every

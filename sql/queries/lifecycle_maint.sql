@@ -124,27 +124,6 @@ ORDER BY rs.due, rs.memory_id
 LIMIT @k::int
 FOR UPDATE OF rs, m SKIP LOCKED;
 
--- name: LcReviewWrite :exec
--- LcReviewWrite writes a memory's FSRS card after a review.
-UPDATE zb.review_state
-SET stability = @stability::double precision, difficulty = @difficulty::double precision, due = @due::timestamptz,
-    reps = @reps::int, lapses = @lapses::int, state = @state::smallint, elapsed_days = @elapsed_days::int,
-    scheduled_days = @scheduled_days::int, last_review = @now::timestamptz,
-    context_embedding = sqlc.narg('context_embedding')::vector, accesses_at_review = @accesses::int
-WHERE tenant_id = @tenant_id::text AND memory_id = @memory_id::bigint;
-
--- name: LcReviewLogInsert :exec
--- LcReviewLogInsert appends one review to the log.
-INSERT INTO zb.review_log (tenant_id, memory_id, grade, reviewed_at, state_before, interval_days, vmpfc_pe, multiplier)
-VALUES (@tenant_id::text, @memory_id::bigint, @grade::smallint, @now::timestamptz, @state_before::smallint,
-        @interval_days::double precision, sqlc.narg('vmpfc_pe')::double precision, sqlc.narg('multiplier')::double precision);
-
--- name: LcMemoryForgetting :exec
--- LcMemoryForgetting writes a memory's forgetting state (stability, last access, fade time).
-UPDATE zb.memory SET stability = sqlc.narg('stability')::double precision, last_accessed_at = @last_accessed_at::timestamptz,
-    fade_at = sqlc.narg('fade_at')::timestamptz
-WHERE tenant_id = @tenant_id::text AND id = @id::bigint;
-
 -- name: LcReviewWriteEach :batchexec
 -- LcReviewWriteEach writes the FSRS cards of one ReviewDue batch: one statement per card, all
 -- sent in one round trip (pgx batch). Each is a primary-key probe; a set-based UPDATE ... FROM
