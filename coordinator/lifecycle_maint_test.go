@@ -54,11 +54,11 @@ func TestDecayDueTouchesOnlyFaded(t *testing.T) {
 		tenant, e1, e2, e3, old, t0.Add(-10*24*time.Hour), e4)
 	require.Equal(t, 1, queryInt(t, pool, `SELECT count(*) FROM zb.edge WHERE tenant_id = $1 AND weight = 2`, tenant))
 
-	// The candidate query is served by the partial (tenant_id, fade_at) index.
-	execSQL(t, pool, `ANALYZE zb.memory`)
+	// The candidate query is served by the schedule's (tenant_id, fade_at) index.
+	execSQL(t, pool, `ANALYZE zb.memory, zb.memory_fade`)
 	var plan strings.Builder
-	rows, err := pool.Query(ctx, `EXPLAIN SELECT id FROM zb.memory WHERE tenant_id = $1 AND status = 'active' AND fade_at IS NOT NULL
-		AND fade_at <= $2 ORDER BY fade_at LIMIT 1000 FOR UPDATE SKIP LOCKED`, tenant, t0)
+	rows, err := pool.Query(ctx, `EXPLAIN SELECT memory_id FROM zb.memory_fade WHERE tenant_id = $1 AND fade_at <= $2
+		ORDER BY fade_at, memory_id LIMIT 1000`, tenant, t0)
 	require.NoError(t, err)
 	for rows.Next() {
 		var line string
@@ -66,7 +66,7 @@ func TestDecayDueTouchesOnlyFaded(t *testing.T) {
 		plan.WriteString(line + "\n")
 	}
 	require.NoError(t, rows.Err())
-	require.Contains(t, plan.String(), "memory_fade_idx", plan.String())
+	require.Contains(t, plan.String(), "memory_fade_due_idx", plan.String())
 
 	untouched := func() string {
 		var s string

@@ -229,54 +229,6 @@ func (q *Queries) MemoryInsert(ctx context.Context, arg MemoryInsertParams) (ZbM
 	return i, err
 }
 
-const memoryListFaded = `-- name: MemoryListFaded :many
-SELECT id, fade_at, stability, last_accessed_at
-FROM zb.memory
-WHERE tenant_id = $1::text AND status = 'active' AND fade_at IS NOT NULL AND fade_at <= $2::timestamptz
-ORDER BY fade_at
-LIMIT $3::int
-`
-
-type MemoryListFadedParams struct {
-	TenantID string    `json:"tenant_id"`
-	Now      time.Time `json:"now"`
-	K        int32     `json:"k"`
-}
-
-type MemoryListFadedRow struct {
-	ID             int64      `json:"id"`
-	FadeAt         *time.Time `json:"fade_at"`
-	Stability      *float64   `json:"stability"`
-	LastAccessedAt time.Time  `json:"last_accessed_at"`
-}
-
-// MemoryListFaded returns up to k active memories whose predicted fade time has passed, through
-// the (tenant_id, fade_at) index.
-func (q *Queries) MemoryListFaded(ctx context.Context, arg MemoryListFadedParams) ([]MemoryListFadedRow, error) {
-	rows, err := q.db.Query(ctx, memoryListFaded, arg.TenantID, arg.Now, arg.K)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []MemoryListFadedRow
-	for rows.Next() {
-		var i MemoryListFadedRow
-		if err := rows.Scan(
-			&i.ID,
-			&i.FadeAt,
-			&i.Stability,
-			&i.LastAccessedAt,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const memorySearchNearest = `-- name: MemorySearchNearest :many
 WITH q AS (SELECT $3::vector AS v)
 SELECT m.id, m.layer, m.content, (m.embedding <=> q.v)::double precision AS distance

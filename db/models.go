@@ -517,6 +517,13 @@ type ZbMemory struct {
 	EventTo        *time.Time       `json:"event_to"`
 }
 
+// Decay's schedule: one row per active memory with a fade time (zb.memory.fade_at), kept by triggers; read by decay through (tenant_id, fade_at).
+type ZbMemoryFade struct {
+	TenantID string    `json:"tenant_id"`
+	MemoryID int64     `json:"memory_id"`
+	FadeAt   time.Time `json:"fade_at"`
+}
+
 type ZbMemoryLink struct {
 	TenantID  string         `json:"tenant_id"`
 	SourceID  int64          `json:"source_id"`

@@ -202,13 +202,14 @@ type Querier interface {
 	// state, the others get their next fade time (fade_null: none). It returns the number of each.
 	LcDecayApply(ctx context.Context, arg LcDecayApplyParams) (LcDecayApplyRow, error)
 	// LcDecayCandidates locks up to k active memories of a tenant whose predicted fade time has
-	// passed, in fade order, through the partial (tenant_id, fade_at) index memory_fade_idx; rows
+	// passed, in fade order, through decay's schedule zb.memory_fade (tenant_id, fade_at); rows
 	// another transaction holds are skipped. Per row, carried reports that it is among the sources
 	// of another active consolidated memory (an AI-generated or schema memory) and entities counts
 	// the entities it mentions (mention_pkey). The carriers are found once for the whole batch
 	// (source_ids && the candidates' ids: one probe of the GIN index memory_source_ids_idx, or at
-	// worst one pass over the tenant's active rows), not once per candidate: with per-row probes a
-	// planner with stale statistics rescanned the tenant's active rows for every candidate.
+	// worst one pass over the tenant's active rows) in a materialized step, never once per
+	// candidate: inlined into the EXISTS, a planner with stale statistics (a young tenant) ran it
+	// per candidate and rescanned the tenant's active rows each time.
 	LcDecayCandidates(ctx context.Context, arg LcDecayCandidatesParams) ([]LcDecayCandidatesRow, error)
 	// LcDeepCopyUpsert promotes a memory to a deep copy (the first promotion time is kept, the
 	// strength only grows).
@@ -441,9 +442,6 @@ type Querier interface {
 	MemoryInsertMany(ctx context.Context, arg []MemoryInsertManyParams) (int64, error)
 	// MemoryListCore returns a tenant's live core memories in label order.
 	MemoryListCore(ctx context.Context, tenantID string) ([]MemoryListCoreRow, error)
-	// MemoryListFaded returns up to k active memories whose predicted fade time has passed, through
-	// the (tenant_id, fade_at) index.
-	MemoryListFaded(ctx context.Context, arg MemoryListFadedParams) ([]MemoryListFadedRow, error)
 	// MemoryMoveLayer moves a memory to another layer (working-memory eviction to short-term).
 	MemoryMoveLayer(ctx context.Context, arg MemoryMoveLayerParams) (int64, error)
 	// MemoryOutcomeUpdate writes a skill's new stability, fade time and Beta confidence after a

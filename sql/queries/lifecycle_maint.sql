@@ -1,21 +1,23 @@
 -- name: LcDecayCandidates :many
 -- LcDecayCandidates locks up to k active memories of a tenant whose predicted fade time has
--- passed, in fade order, through the partial (tenant_id, fade_at) index memory_fade_idx; rows
+-- passed, in fade order, through decay's schedule zb.memory_fade (tenant_id, fade_at); rows
 -- another transaction holds are skipped. Per row, carried reports that it is among the sources
 -- of another active consolidated memory (an AI-generated or schema memory) and entities counts
 -- the entities it mentions (mention_pkey). The carriers are found once for the whole batch
 -- (source_ids && the candidates' ids: one probe of the GIN index memory_source_ids_idx, or at
--- worst one pass over the tenant's active rows), not once per candidate: with per-row probes a
--- planner with stale statistics rescanned the tenant's active rows for every candidate.
+-- worst one pass over the tenant's active rows) in a materialized step, never once per
+-- candidate: inlined into the EXISTS, a planner with stale statistics (a young tenant) ran it
+-- per candidate and rescanned the tenant's active rows each time.
 WITH cand AS (
     SELECT m.id, m.context, m.layer, m.kind, m.content, m.stability, m.last_accessed_at, m.valence, m.arousal,
            m.significance, m.access_count, m.confidence, m.embedding, m.fade_at, m.source_ids, m.tenant_id
-    FROM zb.memory m
-    WHERE m.tenant_id = @tenant_id::text AND m.status = 'active' AND m.fade_at IS NOT NULL AND m.fade_at <= @now::timestamptz
-    ORDER BY m.fade_at
+    FROM zb.memory_fade f
+    JOIN zb.memory m ON m.tenant_id = f.tenant_id AND m.id = f.memory_id
+    WHERE f.tenant_id = @tenant_id::text AND f.fade_at <= @now::timestamptz AND m.status = 'active'
+    ORDER BY f.fade_at, f.memory_id
     LIMIT @k::int
     FOR UPDATE OF m SKIP LOCKED
-), carriers AS (
+), carriers AS MATERIALIZED (
     SELECT DISTINCT s.id
     FROM zb.memory c CROSS JOIN LATERAL unnest(c.source_ids) AS s(id)
     WHERE c.source_ids && (SELECT coalesce(array_agg(cand.id), '{}'::bigint[]) FROM cand)

@@ -34,15 +34,6 @@ WHERE m.tenant_id = @tenant_id::text AND m.status = 'active' AND m.embedding IS 
 ORDER BY m.embedding <=> q.v
 LIMIT @k::int;
 
--- name: MemoryListFaded :many
--- MemoryListFaded returns up to k active memories whose predicted fade time has passed, through
--- the (tenant_id, fade_at) index.
-SELECT id, fade_at, stability, last_accessed_at
-FROM zb.memory
-WHERE tenant_id = @tenant_id::text AND status = 'active' AND fade_at IS NOT NULL AND fade_at <= @now::timestamptz
-ORDER BY fade_at
-LIMIT @k::int;
-
 -- name: MemoryCountByLayerStatus :many
 -- MemoryCountByLayerStatus counts a tenant's memories per layer and status (erased tombstones
 -- are not memories any more and are left out).
