@@ -618,26 +618,17 @@ func (q *Queries) LcFactsSameSubject(ctx context.Context, arg LcFactsSameSubject
 }
 
 const lcFactsSimilarMany = `-- name: LcFactsSimilarMany :many
-SELECT q.id AS memory_id, f.id, f.content, f.created_at, f.valid_from, f.valid_to, f.superseded_by, f.conf_alpha,
-       f.conf_beta, f.confidence, f.kind, f.cosine
-FROM zb.memory q
-CROSS JOIN LATERAL (
-    SELECT m.id, m.content, m.created_at, m.valid_from, m.valid_to, m.superseded_by, m.conf_alpha, m.conf_beta,
-           m.confidence, m.kind, (1 - (m.embedding <=> q.embedding))::double precision AS cosine
-    FROM zb.memory m
-    WHERE m.tenant_id = $1::text AND m.status = 'active' AND m.layer = 'semantic' AND m.embedding IS NOT NULL
-      AND m.id <> q.id
-    ORDER BY m.embedding <=> q.embedding
-    LIMIT $2::int
-) f
-WHERE q.tenant_id = $1::text AND q.id = ANY ($3::bigint[]) AND q.embedding IS NOT NULL
-ORDER BY q.id, f.cosine DESC, f.id
+SELECT s.memory_id::bigint AS memory_id, f.id, f.content, f.created_at, f.valid_from, f.valid_to, f.superseded_by,
+       f.conf_alpha, f.conf_beta, f.confidence, f.kind, s.cosine::double precision AS cosine
+FROM zb.similar_semantic($1::text, $2::bigint[], $3::int) s
+JOIN zb.memory f ON f.tenant_id = $1::text AND f.id = s.id
+ORDER BY 1, 12 DESC, 2
 `
 
 type LcFactsSimilarManyParams struct {
 	TenantID string  `json:"tenant_id"`
-	K        int32   `json:"k"`
 	Ids      []int64 `json:"ids"`
+	K        int32   `json:"k"`
 }
 
 type LcFactsSimilarManyRow struct {
@@ -656,9 +647,10 @@ type LcFactsSimilarManyRow struct {
 }
 
 // LcFactsSimilarMany returns, for each of the memories ids that has an embedding, the k active
-// semantic memories nearest to it (HNSW), other than itself, nearest first.
+// semantic memories nearest to it, other than itself, nearest first (zb.similar_semantic: exact
+// in a small tenant, HNSW with iterative scans in a large one).
 func (q *Queries) LcFactsSimilarMany(ctx context.Context, arg LcFactsSimilarManyParams) ([]LcFactsSimilarManyRow, error) {
-	rows, err := q.db.Query(ctx, lcFactsSimilarMany, arg.TenantID, arg.K, arg.Ids)
+	rows, err := q.db.Query(ctx, lcFactsSimilarMany, arg.TenantID, arg.Ids, arg.K)
 	if err != nil {
 		return nil, err
 	}

@@ -253,7 +253,8 @@ type Querier interface {
 	// attribute, other than id.
 	LcFactsSameSubject(ctx context.Context, arg LcFactsSameSubjectParams) ([]LcFactsSameSubjectRow, error)
 	// LcFactsSimilarMany returns, for each of the memories ids that has an embedding, the k active
-	// semantic memories nearest to it (HNSW), other than itself, nearest first.
+	// semantic memories nearest to it, other than itself, nearest first (zb.similar_semantic: exact
+	// in a small tenant, HNSW with iterative scans in a large one).
 	LcFactsSimilarMany(ctx context.Context, arg LcFactsSimilarManyParams) ([]LcFactsSimilarManyRow, error)
 	// LcLabileNear returns the memories of a context whose lability window is open at `at`, other
 	// than id, nearest to an embedding first.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -306,10 +307,12 @@ func probeFunctions(t *testing.T, e *env, tx pgx.Tx, b *world) {
 		"recall_candidates_model": {"SELECT count(*) FROM zb.recall_candidates_model('tenant-b', NULL, ARRAY['bravomarka'], " + layers + ", 8, now(), NULL, NULL, NULL, NULL, true, NULL)", empty},
 		// 0014: the lexical and vector halves of recall for large tenants; the SECURITY DEFINER
 		// ones refuse any tenant but the bound one, the invoker ones see only its rows.
-		"recall_lexical":           {"SELECT count(*) FROM zb.recall_lexical('tenant-b', ARRAY['bravomarka'], 1, 1, 1, " + layers + ", 8, now(), NULL, NULL, NULL, NULL, true)", denied},
-		"recall_lexical_scan":      {"SELECT cardinality(ids) FROM zb.recall_lexical_scan('tenant-b', ARRAY['bravomarka'], 1, 1, 1, " + layers + ", 8, now(), NULL, NULL, NULL, NULL, true)", empty},
-		"recall_vector":            {"SELECT cardinality(zb.recall_vector('tenant-b', (SELECT embedding FROM zb.memory WHERE embedding IS NOT NULL LIMIT 1), " + layers + ", 8, now(), NULL, NULL, NULL, NULL, true, NULL))", denied},
-		"recall_vector_scan":       {"SELECT cardinality(zb.recall_vector_scan('tenant-b', (SELECT embedding FROM zb.memory WHERE embedding IS NOT NULL LIMIT 1), " + layers + ", 8, now(), NULL, NULL, NULL, NULL, true, NULL))", empty},
+		"recall_lexical":      {"SELECT count(*) FROM zb.recall_lexical('tenant-b', ARRAY['bravomarka'], 1, 1, 1, " + layers + ", 8, now(), NULL, NULL, NULL, NULL, true)", denied},
+		"recall_lexical_scan": {"SELECT cardinality(ids) FROM zb.recall_lexical_scan('tenant-b', ARRAY['bravomarka'], 1, 1, 1, " + layers + ", 8, now(), NULL, NULL, NULL, NULL, true)", empty},
+		"recall_vector":       {"SELECT cardinality(zb.recall_vector('tenant-b', (SELECT embedding FROM zb.memory WHERE embedding IS NOT NULL LIMIT 1), " + layers + ", 8, now(), NULL, NULL, NULL, NULL, true, NULL))", denied},
+		"recall_vector_scan":  {"SELECT cardinality(zb.recall_vector_scan('tenant-b', (SELECT embedding FROM zb.memory WHERE embedding IS NOT NULL LIMIT 1), " + layers + ", 8, now(), NULL, NULL, NULL, NULL, true, NULL))", empty},
+		// 0016: derive's nearest facts, asked for B's facts by id.
+		"similar_semantic":         {fmt.Sprintf("SELECT count(*) FROM zb.similar_semantic('tenant-b', ARRAY[%s]::bigint[], 5)", joinIDs(b.facts)), empty},
 		"memory_live":              {"SELECT count(*) FROM zb.memory_live(now()) WHERE tenant_id <> 'tenant-a'", empty},
 		"lexical_stat_compact":     {"SELECT zb.lexical_stat_compact('tenant-b')", empty},
 		"tenant_approval_required": {"SELECT count(*) FROM (SELECT zb.tenant_approval_required('tenant-b', 'core_overwrite') AS r) x WHERE r", empty},
@@ -386,4 +389,12 @@ func probeFunctions(t *testing.T, e *env, tx pgx.Tx, b *world) {
 	}
 	sort.Strings(definers)
 	require.Equal(t, []string{"erase", "erase_memories", "recall_lexical", "recall_vector"}, definers, "the SECURITY DEFINER functions")
+}
+
+func joinIDs(ids []int64) string {
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = strconv.FormatInt(id, 10)
+	}
+	return strings.Join(parts, ",")
 }

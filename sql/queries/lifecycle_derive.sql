@@ -169,21 +169,13 @@ LIMIT 50;
 
 -- name: LcFactsSimilarMany :many
 -- LcFactsSimilarMany returns, for each of the memories ids that has an embedding, the k active
--- semantic memories nearest to it (HNSW), other than itself, nearest first.
-SELECT q.id AS memory_id, f.id, f.content, f.created_at, f.valid_from, f.valid_to, f.superseded_by, f.conf_alpha,
-       f.conf_beta, f.confidence, f.kind, f.cosine
-FROM zb.memory q
-CROSS JOIN LATERAL (
-    SELECT m.id, m.content, m.created_at, m.valid_from, m.valid_to, m.superseded_by, m.conf_alpha, m.conf_beta,
-           m.confidence, m.kind, (1 - (m.embedding <=> q.embedding))::double precision AS cosine
-    FROM zb.memory m
-    WHERE m.tenant_id = @tenant_id::text AND m.status = 'active' AND m.layer = 'semantic' AND m.embedding IS NOT NULL
-      AND m.id <> q.id
-    ORDER BY m.embedding <=> q.embedding
-    LIMIT @k::int
-) f
-WHERE q.tenant_id = @tenant_id::text AND q.id = ANY (@ids::bigint[]) AND q.embedding IS NOT NULL
-ORDER BY q.id, f.cosine DESC, f.id;
+-- semantic memories nearest to it, other than itself, nearest first (zb.similar_semantic: exact
+-- in a small tenant, HNSW with iterative scans in a large one).
+SELECT s.memory_id::bigint AS memory_id, f.id, f.content, f.created_at, f.valid_from, f.valid_to, f.superseded_by,
+       f.conf_alpha, f.conf_beta, f.confidence, f.kind, s.cosine::double precision AS cosine
+FROM zb.similar_semantic(@tenant_id::text, @ids::bigint[], @k::int) s
+JOIN zb.memory f ON f.tenant_id = @tenant_id::text AND f.id = s.id
+ORDER BY 1, 12 DESC, 2;
 
 -- name: LcLabileWindowsBetween :many
 -- LcLabileWindowsBetween returns a tenant's lability windows open at some time in [since, until].

@@ -1,4 +1,7 @@
--- 0016_fade_queue down: decay's schedule returns to the partial index on zb.memory.
+-- 0016_fade_queue down: decay's schedule returns to the partial index on zb.memory; derive's
+-- nearest facts to the plain query.
+
+DROP FUNCTION zb.similar_semantic(text, bigint[], integer);
 
 CREATE INDEX memory_fade_idx ON zb.memory (tenant_id, fade_at) WHERE fade_at IS NOT NULL AND status = 'active';
 

@@ -1,5 +1,7 @@
--- 0016_fade_queue: decay's schedule leaves zb.memory's indexes (issues 9 and 10).
+-- 0016_fade_queue: decay's schedule leaves zb.memory's indexes, and derive's nearest-fact search
+-- becomes exact in small tenants and complete in large ones (issues 9 and 10).
 --
+-- 1. Decay's schedule.
 -- Decay finds the memories whose predicted fade time has passed and, for every one it keeps,
 -- writes the next fade time. fade_at was indexed on zb.memory (memory_fade_idx), so each of
 -- those writes changed an indexed column: the update could not be HOT and PostgreSQL inserted
@@ -68,3 +70,59 @@ CREATE TRIGGER memory_fade_update AFTER UPDATE OF fade_at, status ON zb.memory F
     EXECUTE FUNCTION zb.memory_fade_updated();
 
 DROP INDEX zb.memory_fade_idx;
+
+
+-- 2. Derive's nearest facts. Contradiction detection and reconsolidation compare a new memory
+--    with the k active semantic memories of its tenant nearest to it. That was a plain
+--    ORDER BY embedding <=> q LIMIT k, which the planner may serve from the HNSW index shared by
+--    every tenant: without iterative scans (the session default) such a scan returns the first
+--    ef_search (40) graph neighbours and THEN filters by tenant, so in a database of many
+--    tenants it found few or none of this tenant's facts, and which ones depended on what the
+--    other tenants had stored. zb.similar_semantic reads a tenant of at most 1 000 active
+--    memories (the bound recall uses for its vector signal) whole through the tenant btree and
+--    ranks exactly (ties by id); a larger tenant goes through the HNSW index with relaxed
+--    iterative scans at ef_search 100, as recall does, which keeps scanning until it has k rows
+--    of the tenant.
+CREATE FUNCTION zb.similar_semantic(p_tenant text, p_ids bigint[], p_k integer)
+RETURNS TABLE (memory_id bigint, id bigint, cosine double precision)
+LANGUAGE plpgsql STABLE
+SET hnsw.iterative_scan = 'relaxed_order'
+SET hnsw.ef_search = 100
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_n bigint;
+BEGIN
+    SELECT coalesce(sum(d.docs), 0)::bigint INTO v_n FROM zb.lexical_stat_delta d WHERE d.tenant_id = p_tenant;
+    IF v_n <= 1000 THEN
+        -- Every (memory, fact) pair of the tenant's facts, ranked per memory.
+        RETURN QUERY
+        SELECT x.qid, x.id, x.cosine
+        FROM (
+            SELECT q.id AS qid, m.id, (1 - (m.embedding <=> q.embedding))::double precision AS cosine,
+                   row_number() OVER (PARTITION BY q.id ORDER BY (1 - (m.embedding <=> q.embedding)) DESC, m.id) AS rn
+            FROM zb.memory q
+            JOIN zb.memory m ON m.tenant_id = p_tenant AND m.layer = 'semantic' AND m.status = 'active'
+                            AND m.embedding IS NOT NULL AND m.id <> q.id
+            WHERE q.tenant_id = p_tenant AND q.id = ANY (p_ids) AND q.embedding IS NOT NULL
+        ) x
+        WHERE x.rn <= p_k;
+    ELSE
+        RETURN QUERY
+        SELECT q.id, f.id, f.cosine
+        FROM zb.memory q
+        CROSS JOIN LATERAL (
+            SELECT m.id, (1 - (m.embedding <=> q.embedding))::double precision AS cosine
+            FROM zb.memory m
+            WHERE m.tenant_id = p_tenant AND m.layer = 'semantic' AND m.status = 'active' AND m.embedding IS NOT NULL
+              AND m.id <> q.id
+            ORDER BY m.embedding <=> q.embedding
+            LIMIT p_k
+        ) f
+        WHERE q.tenant_id = p_tenant AND q.id = ANY (p_ids) AND q.embedding IS NOT NULL;
+    END IF;
+END
+$$;
+
+COMMENT ON FUNCTION zb.similar_semantic(text, bigint[], integer) IS
+    'For each of p_ids with an embedding, the p_k active semantic memories of p_tenant nearest to it (exact up to 1 000 active memories, HNSW with iterative scans above).';
