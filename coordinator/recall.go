@@ -195,7 +195,7 @@ func (c *Coordinator) Recall(ctx context.Context, tenant, query string, opts *Re
 		from, to := clampPGTime(r.From), clampPGTime(r.To)
 		params.FromTime, params.ToTime = &from, &to
 	}
-	rows, err := tenantRead(ctx, c, tenant, func(q *db.Queries) ([]db.RecallCandidatesRow, error) { return q.RecallCandidates(ctx, params) })
+	rows, err := pipelinedRead(ctx, c, tenant, func(q *db.Queries) ([]db.RecallCandidatesRow, error) { return q.RecallCandidates(ctx, params) })
 	if err != nil {
 		return nil, interpretError("generating recall candidates", err)
 	}
