@@ -211,8 +211,8 @@ type FilteredFigure struct {
 	N       int `json:"n"`
 	Tenants int `json:"tenants"`
 	// Setting names the setting: "iterative off, ef 40" (pgvector's defaults), "relaxed,
-	// ef 100" (zb.recall_candidates), "strict, ef 100", "relaxed, ef 200", or "partial per-layer
-	// HNSW".
+	// ef 100", "strict, ef 100", "relaxed, ef 200", "recall's vector scan …" (the vector half of
+	// recall, zb.recall_vector_scan, with its own settings), or "partial per-layer HNSW".
 	Setting string `json:"setting"`
 	// RecallAt10 is the mean |ANN ∩ exact| / |exact| over the queries; MinRecall the worst.
 	RecallAt10 float64 `json:"recall_at_10"`
@@ -231,6 +231,8 @@ type filterSetting struct {
 	name     string
 	settings map[string]string
 	partial  bool
+	// recall asks zb.recall_vector_scan itself (recall's own settings) instead of annSQL.
+	recall bool
 }
 
 // benchFiltered measures ANN recall@10 against exact within one tenant and one layer.
@@ -240,6 +242,7 @@ func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 		{name: "relaxed, ef 100", settings: map[string]string{"hnsw.iterative_scan": "relaxed_order", "hnsw.ef_search": "100"}},
 		{name: "strict, ef 100", settings: map[string]string{"hnsw.iterative_scan": "strict_order", "hnsw.ef_search": "100"}},
 		{name: "relaxed, ef 200", settings: map[string]string{"hnsw.iterative_scan": "relaxed_order", "hnsw.ef_search": "200"}},
+		{name: "recall's vector scan (ef 100; 200 above 20 000 memories)", recall: true},
 	}
 	if c.PartialMax > 0 && n <= c.PartialMax {
 		settings = append(settings, filterSetting{name: "partial per-layer HNSW, relaxed, ef 100", partial: true,
@@ -304,15 +307,23 @@ func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 		if err != nil {
 			return nil, err
 		}
-		const annSQL = `SELECT id FROM zb.memory WHERE tenant_id = $1 AND layer = $2::zb.memory_layer
+		annSQL := `SELECT id FROM zb.memory WHERE tenant_id = $1 AND layer = $2::zb.memory_layer
 			AND status = 'active' AND embedding IS NOT NULL ORDER BY embedding <=> $3 LIMIT $4`
 		f := FilteredFigure{N: n, Tenants: tenants, Setting: s.name, MinRecall: 1, MeanMatches: float64(matches) / float64(len(qs)), Exact: exactLat}
-		var plan []byte
-		if err := pool.QueryRow(ctx, "EXPLAIN (FORMAT JSON) "+annSQL, qs[0].tenant, qs[0].layer, qs[0].v, K).Scan(&plan); err != nil {
-			pool.Close()
-			return nil, err
+		if s.recall {
+			// The vector half of recall for a tenant above 1 000 memories, with its own
+			// settings (function SET clauses), for the one layer.
+			annSQL = `SELECT unnest(zb.recall_vector_scan($1, $3, ARRAY[$2::zb.memory_layer], $4, now(), NULL, NULL, NULL, NULL,
+				false, NULL))`
+			f.Scan = "zb.recall_vector_scan"
+		} else {
+			var plan []byte
+			if err := pool.QueryRow(ctx, "EXPLAIN (FORMAT JSON) "+annSQL, qs[0].tenant, qs[0].layer, qs[0].v, K).Scan(&plan); err != nil {
+				pool.Close()
+				return nil, err
+			}
+			f.Scan = scanOf(plan)
 		}
-		f.Scan = scanOf(plan)
 		var ds []time.Duration
 		sum := 0.0
 		for _, q := range qs {
