@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zenbrain/zb/algorithms/emotion"
@@ -203,6 +204,21 @@ func TestSuiteScreeningAndLog(t *testing.T) {
 	require.False(t, dec.Identical)
 	require.Greater(t, dec.Retention.Mean, res.Summaries[0].Retention.Mean, "without decay nothing fades")
 	require.InDelta(t, 1, dec.Retention.Mean, 1e-12)
+
+	// Every run cleaned up after itself (the fast table-by-table delete of a superuser): no
+	// tenant and no row of any tenant table is left.
+	rows, err := pool.Query(ctx, `SELECT format('%I.%I', n.nspname, c.relname) FROM pg_class c
+		JOIN pg_namespace n ON n.oid = c.relnamespace JOIN pg_attribute a ON a.attrelid = c.oid
+		WHERE n.nspname = 'zb' AND c.relkind = 'r' AND a.attname = 'tenant_id' AND NOT a.attisdropped`)
+	require.NoError(t, err)
+	tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	require.Greater(t, len(tables), 30)
+	for _, tb := range append(tables, "zb.tenant") {
+		var n int
+		require.NoError(t, pool.QueryRow(ctx, "SELECT count(*) FROM "+tb).Scan(&n))
+		require.Zero(t, n, tb)
+	}
 
 	// The log holds the runs: a report-only pass aggregates the same figures without running.
 	cfg.ReportOnly = true
