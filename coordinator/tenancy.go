@@ -17,8 +17,9 @@ import (
 // Tenancy. Row-level security (migration 0011) keys every tenant table on the
 // transaction-local setting zb.tenant_id: a transaction that does not set it sees nothing as
 // zb_app, and every tenant as zb_worker or zb_admin. Every transaction of the coordinator that
-// acts for one tenant goes through beginTenant, whose first statement binds it; cross-tenant
-// sweeps (Tenants, UnderivedTenants, IdleSessions) run unbound and so need an operator role.
+// acts for one tenant goes through beginTenant, whose BEGIN binds it (a one-statement read may
+// go through pipelinedRead instead); cross-tenant sweeps (Tenants, UnderivedTenants,
+// IdleSessions) run unbound and so need an operator role.
 
 // Errors of tenancy and governance, returned wrapped. Match them with errors.Is.
 var (
@@ -106,7 +107,9 @@ func quoteLiteral(s string) string {
 	return "'" + s + "'"
 }
 
-// bindSQL binds the implicit transaction of a pipeline to a tenant (as TenantBind does).
+// bindSQL binds the implicit transaction of a pipeline to a tenant: the row-level security
+// policies of migration 0011 key on the transaction-local setting zb.tenant_id (boundBegin sets
+// the same setting in a transaction's BEGIN).
 const bindSQL = "SELECT set_config('zb.tenant_id', $1::text, true)"
 
 // pipelined is a db.DBTX that runs each statement in an implicit transaction of its own bound

@@ -625,9 +625,6 @@ type Querier interface {
 	// StcTagWeakFormed is StcTagWeak for memories activated at their formation: each weak one is
 	// tagged at its created_at (at most @now), its window closing @window_seconds later.
 	StcTagWeakFormed(ctx context.Context, arg StcTagWeakFormedParams) ([]int64, error)
-	// TenantBind binds the current transaction to a tenant: the row-level security policies of
-	// migration 0011 key on the transaction-local setting zb.tenant_id.
-	TenantBind(ctx context.Context, tenantID string) error
 	// TenantBindingAdd restricts a login role to a tenant (operators only): a role with bindings
 	// sees and writes nothing unless zb.tenant_id names one of its tenants.
 	TenantBindingAdd(ctx context.Context, arg TenantBindingAddParams) (int64, error)

@@ -9,17 +9,6 @@ import (
 	"context"
 )
 
-const tenantBind = `-- name: TenantBind :exec
-SELECT set_config('zb.tenant_id', $1::text, true)
-`
-
-// TenantBind binds the current transaction to a tenant: the row-level security policies of
-// migration 0011 key on the transaction-local setting zb.tenant_id.
-func (q *Queries) TenantBind(ctx context.Context, tenantID string) error {
-	_, err := q.db.Exec(ctx, tenantBind, tenantID)
-	return err
-}
-
 const tenantBindingAdd = `-- name: TenantBindingAdd :execrows
 INSERT INTO zb.tenant_binding (role_name, tenant_id) VALUES ($1::text, $2::text)
 ON CONFLICT DO NOTHING

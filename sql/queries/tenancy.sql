@@ -1,8 +1,3 @@
--- name: TenantBind :exec
--- TenantBind binds the current transaction to a tenant: the row-level security policies of
--- migration 0011 key on the transaction-local setting zb.tenant_id.
-SELECT set_config('zb.tenant_id', @tenant_id::text, true);
-
 -- name: TenantCurrent :one
 -- TenantCurrent returns the tenant the transaction is bound to (zb.current_tenant()), '' when none.
 SELECT coalesce(zb.current_tenant(), '')::text AS tenant_id;
