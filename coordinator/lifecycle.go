@@ -75,7 +75,7 @@ func (c *Coordinator) Tenants(ctx context.Context) ([]string, error) {
 
 // UnderivedTenants returns up to limit tenants (1 ≤ limit ≤ 100000) having memories whose
 // derived_at is NULL, in id order: the worker's sweep for rows inserted with plain SQL. It
-// probes the partial index memory_underived_idx once per tenant (a loose index scan), so its
+// probes derive's queue (zb.memory_underived) once per tenant (a loose index scan), so its
 // cost does not grow with the number of underived rows.
 func (c *Coordinator) UnderivedTenants(ctx context.Context, limit int) ([]string, error) {
 	if limit < 1 || limit > 100000 {

@@ -1459,9 +1459,9 @@ func (q *Queries) LcTripleCopyEnsureMany(ctx context.Context, arg LcTripleCopyEn
 }
 
 const lcUnderivedIDs = `-- name: LcUnderivedIDs :many
-SELECT id FROM zb.memory
-WHERE tenant_id = $1::text AND derived_at IS NULL
-ORDER BY id
+SELECT memory_id AS id FROM zb.memory_underived
+WHERE tenant_id = $1::text
+ORDER BY memory_id
 LIMIT $2::int
 `
 
@@ -1471,7 +1471,7 @@ type LcUnderivedIDsParams struct {
 }
 
 // LcUnderivedIDs returns up to k ids of a tenant's memories that were never derived, oldest first
-// (memory_underived_idx).
+// (derive's queue, zb.memory_underived).
 func (q *Queries) LcUnderivedIDs(ctx context.Context, arg LcUnderivedIDsParams) ([]int64, error) {
 	rows, err := q.db.Query(ctx, lcUnderivedIDs, arg.TenantID, arg.K)
 	if err != nil {

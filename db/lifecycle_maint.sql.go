@@ -679,17 +679,17 @@ func (q *Queries) LcTenants(ctx context.Context) ([]string, error) {
 
 const lcUnderivedTenants = `-- name: LcUnderivedTenants :many
 WITH RECURSIVE t AS (
-    (SELECT m.tenant_id FROM zb.memory m WHERE m.derived_at IS NULL ORDER BY m.tenant_id LIMIT 1)
+    (SELECT u.tenant_id FROM zb.memory_underived u ORDER BY u.tenant_id LIMIT 1)
     UNION ALL
-    SELECT (SELECT m.tenant_id FROM zb.memory m WHERE m.derived_at IS NULL AND m.tenant_id > t.tenant_id
-            ORDER BY m.tenant_id LIMIT 1)
+    SELECT (SELECT u.tenant_id FROM zb.memory_underived u WHERE u.tenant_id > t.tenant_id
+            ORDER BY u.tenant_id LIMIT 1)
     FROM t WHERE t.tenant_id IS NOT NULL
 )
 SELECT t.tenant_id::text AS tenant_id FROM t WHERE t.tenant_id IS NOT NULL LIMIT $1::int
 `
 
 // LcUnderivedTenants returns up to k tenants having memories never derived, by a loose index
-// scan of memory_underived_idx (one probe per tenant, not a scan of the rows).
+// scan of derive's queue (zb.memory_underived; one probe per tenant, not a scan of the rows).
 func (q *Queries) LcUnderivedTenants(ctx context.Context, k int32) ([]string, error) {
 	rows, err := q.db.Query(ctx, lcUnderivedTenants, k)
 	if err != nil {

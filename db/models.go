@@ -560,6 +560,12 @@ type ZbMemoryLiveNow struct {
 	SourceIDs          []int64       `json:"source_ids"`
 }
 
+// Derive's queue: one row per memory whose derived_at is NULL, kept by triggers on zb.memory.
+type ZbMemoryUnderived struct {
+	TenantID string `json:"tenant_id"`
+	MemoryID int64  `json:"memory_id"`
+}
+
 type ZbMention struct {
 	TenantID  string `json:"tenant_id"`
 	MemoryID  int64  `json:"memory_id"`

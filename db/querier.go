@@ -372,10 +372,10 @@ type Querier interface {
 	// not exist yet.
 	LcTripleCopyEnsureMany(ctx context.Context, arg LcTripleCopyEnsureManyParams) (int64, error)
 	// LcUnderivedIDs returns up to k ids of a tenant's memories that were never derived, oldest first
-	// (memory_underived_idx).
+	// (derive's queue, zb.memory_underived).
 	LcUnderivedIDs(ctx context.Context, arg LcUnderivedIDsParams) ([]int64, error)
 	// LcUnderivedTenants returns up to k tenants having memories never derived, by a loose index
-	// scan of memory_underived_idx (one probe per tenant, not a scan of the rows).
+	// scan of derive's queue (zb.memory_underived; one probe per tenant, not a scan of the rows).
 	LcUnderivedTenants(ctx context.Context, k int32) ([]string, error)
 	// LexicalStatCompact folds a tenant's BM25 statistic deltas into one row.
 	LexicalStatCompact(ctx context.Context, tenantID string) (int64, error)

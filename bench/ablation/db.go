@@ -43,7 +43,11 @@ var dbSeq atomic.Int64
 // DATABASE), migrates it with embedding dimension dim (0: DimDefault), switches its
 // synchronous_commit off (the data is thrown away; commits then do not wait for the WAL flush,
 // which changes no result), and returns a pool of maxConns connections and the hash embedder
-// of that dimension. Close drops it.
+// of that dimension. It also keeps a copy of the migrated database as a template: [Run] with
+// the returned Env gives each run a database of its own made from it (CREATE DATABASE …
+// TEMPLATE, about a tenth of a second) and drops it after the run, so that a run's figures
+// depend only on its world and arm — not on the runs before it or beside it (a shared HNSW
+// graph, statistics, the physical order of rows). Close drops both.
 func OpenDatabase(ctx context.Context, adminURL string, dim int, maxConns int32) (*Database, error) {
 	if dim == 0 {
 		dim = DimDefault
@@ -85,6 +89,13 @@ func OpenDatabase(ctx context.Context, adminURL string, dim int, maxConns int32)
 		drop()
 		return nil, fmt.Errorf("error migrating %s: %w", name, err)
 	}
+	// The template of the runs' own databases: a copy of the migrated database made now, while
+	// no session is connected to it (CREATE DATABASE … TEMPLATE needs that).
+	tmpl := name + "_tpl"
+	if err := adminExec(ctx, adminURL, "CREATE DATABASE "+tmpl+" TEMPLATE "+name); err != nil {
+		drop()
+		return nil, fmt.Errorf("error creating database %s: %w", tmpl, err)
+	}
 	pool, err := dbconn.NewPool(ctx, &dbconn.Config{URL: u, ApplicationName: "zbablation", MaxConns: maxConns})
 	if err != nil {
 		drop()
@@ -96,7 +107,40 @@ func OpenDatabase(ctx context.Context, adminURL string, dim int, maxConns int32)
 		drop()
 		return nil, fmt.Errorf("error creating the hash embedder: %w", err)
 	}
-	return &Database{Env: &Env{Pool: pool, Embedder: emb}, Name: name, drop: func() { pool.Close(); drop() }}, nil
+	dropAll := func() {
+		pool.Close()
+		drop()
+		dctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_ = adminExec(dctx, adminURL, "DROP DATABASE IF EXISTS "+tmpl+" WITH (FORCE)")
+	}
+	env := &Env{Pool: pool, Embedder: emb}
+	env.fresh = func(ctx context.Context) (*Env, func(), error) {
+		run := fmt.Sprintf("%s_r%d", name, dbSeq.Add(1))
+		dropRun := func() {
+			dctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			_ = adminExec(dctx, adminURL, "DROP DATABASE IF EXISTS "+run+" WITH (FORCE)")
+		}
+		// A database's settings are not copied from its template.
+		if err := adminExec(ctx, adminURL, "CREATE DATABASE "+run+" TEMPLATE "+tmpl,
+			"ALTER DATABASE "+run+" SET synchronous_commit TO off"); err != nil {
+			dropRun()
+			return nil, nil, fmt.Errorf("error creating database %s: %w", run, err)
+		}
+		ru, err := withDatabase(adminURL, run)
+		if err != nil {
+			dropRun()
+			return nil, nil, err
+		}
+		rpool, err := dbconn.NewPool(ctx, &dbconn.Config{URL: ru, ApplicationName: "zbablation", MaxConns: 4})
+		if err != nil {
+			dropRun()
+			return nil, nil, err
+		}
+		return &Env{Pool: rpool, Embedder: emb}, func() { rpool.Close(); dropRun() }, nil
+	}
+	return &Database{Env: env, Name: name, drop: dropAll}, nil
 }
 
 // NewEnv returns an Env over an existing migrated pool with the hash embedder of the
@@ -117,14 +161,19 @@ func NewEnv(ctx context.Context, pool *pgxpool.Pool) (*Env, error) {
 	return &Env{Pool: pool, Embedder: emb}, nil
 }
 
-func adminExec(ctx context.Context, admin, sql string) error {
+// adminExec runs the statements one after the other on one connection of admin.
+func adminExec(ctx context.Context, admin string, sqls ...string) error {
 	conn, err := pgx.Connect(ctx, admin)
 	if err != nil {
 		return err
 	}
 	defer conn.Close(ctx)
-	_, err = conn.Exec(ctx, sql)
-	return err
+	for _, sql := range sqls {
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func withDatabase(raw, db string) (string, error) {

@@ -3,7 +3,7 @@
 // with one mechanism at a time switched off through the ablation registry.
 //
 // The reference harness multiplies a strength by hand-set constants; here nothing is
-// simulated but time and the user. Every run is a tenant of its own in one database, driven on
+// simulated but time and the user. Every run is a tenant in a database of its own, driven on
 // a virtual clock ([Clock]) through the coordinator's public entry points — StoreBatch, Store,
 // Recall, Feedback, and the worker's jobs Derive, Propagate, DecayDue, ReviewDue and Sleep —
 // so the code measured is the code the worker runs.
@@ -51,8 +51,9 @@
 //
 // # Store
 //
-// The runs use real PostgreSQL — one database ([OpenDatabase], synchronous_commit off since
-// the data is thrown away), one tenant per run, [RunSuite] runs them in parallel. An
+// The runs use real PostgreSQL — one database per run, copied from a migrated template
+// ([OpenDatabase], synchronous_commit off since the data is thrown away) and dropped after it,
+// so that a run's figures depend only on its world and arm; [RunSuite] runs them in parallel. An
 // in-process store would have to re-implement the SQL half of the algorithms (candidate
 // generation and BM25 in zb.recall_candidates, the lifecycle queries), so it could not run the
 // identical code; the report states the time this costs.

@@ -194,6 +194,9 @@ type Env struct {
 	// Embedder embeds facts and queries (the offline hash embedder of the database's dimension).
 	Embedder coordinator.Embedder
 
+	// fresh, when set, makes a database of its own for one run (a copy of a migrated template).
+	fresh func(ctx context.Context) (*Env, func(), error)
+
 	tablesOnce sync.Once
 	tables     []string
 	tablesErr  error
@@ -218,8 +221,10 @@ type sim struct {
 // ErrBadSpec is returned for a run specification that cannot run.
 var ErrBadSpec = errors.New("ablation: invalid run specification")
 
-// Run simulates one run through the coordinator and returns its figures. The tenant's rows
-// and queued jobs are deleted afterwards unless spec.Keep.
+// Run simulates one run through the coordinator and returns its figures. With an Env from
+// OpenDatabase (and not spec.Keep) the run has a database of its own, a copy of the migrated
+// template, dropped afterwards; otherwise it runs in env's database and the tenant's rows and
+// queued jobs are deleted afterwards unless spec.Keep.
 func Run(ctx context.Context, env *Env, spec RunSpec) (*RunResult, error) {
 	if env == nil || env.Pool == nil || env.Embedder == nil || spec.World == nil {
 		return nil, fmt.Errorf("%w: Env.Pool, Env.Embedder and RunSpec.World are required", ErrBadSpec)
@@ -229,6 +234,17 @@ func Run(ctx context.Context, env *Env, spec RunSpec) (*RunResult, error) {
 		if d < 1 || d > w.Workload.Days {
 			return nil, fmt.Errorf("%w: checkpoint day %d outside 1..%d", ErrBadSpec, d, w.Workload.Days)
 		}
+	}
+	// A database of its own when env can make one (OpenDatabase's): the run starts from the
+	// same empty database whatever ran before or beside it, and nothing has to be cleaned up.
+	own := env.fresh != nil && !spec.Keep
+	if own {
+		renv, done, err := env.fresh(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer done()
+		env = renv
 	}
 	started := time.Now()
 	tenant := spec.Tenant
@@ -244,10 +260,12 @@ func Run(ctx context.Context, env *Env, spec RunSpec) (*RunResult, error) {
 	s := &sim{env: env, spec: spec, w: w, co: co, clock: clk, tenant: tenant, ids: map[string]int64{},
 		res: &RunResult{Workload: w.Workload.Name, Seed: w.Seed, Arm: spec.Arm, Disabled: slices.Clone(spec.Disabled),
 			StepSeconds: map[string]float64{}}}
-	if err := s.reset(ctx); err != nil {
-		return nil, err
+	if !own {
+		if err := s.reset(ctx); err != nil {
+			return nil, err
+		}
 	}
-	if !spec.Keep {
+	if !own && !spec.Keep {
 		defer func() {
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 			defer cancel()

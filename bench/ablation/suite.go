@@ -281,7 +281,7 @@ func RunSuite(ctx context.Context, cfg *SuiteConfig) (*Results, error) {
 	}
 	started := time.Now()
 	res := &Results{Started: started.UTC(), Machine: Machine{GoOS: runtime.GOOS, GoArch: runtime.GOARCH, CPUs: runtime.NumCPU(),
-		Store: "PostgreSQL (one database, one tenant per run)"},
+		Store: "PostgreSQL (a database of its own per run, copied from a migrated template)"},
 		Settings: Settings{Seeds: c.Seeds, Arms: map[string][]Arm{}, Parallel: c.Parallel, EmbeddingDim: c.Env.Embedder.Dim(),
 			Embedder: c.Env.Embedder.Model(), QueriesPerDay: cmp.Or(c.QueriesPerDay, QueriesPerDayDefault),
 			EvalQueries: c.EvalQueries, Alpha: AlphaDefault, MinEffect: MinEffectDefault, SkipIdenticalAfter: c.SkipIdenticalAfter}}

@@ -1,9 +1,9 @@
 -- name: LcUnderivedIDs :many
 -- LcUnderivedIDs returns up to k ids of a tenant's memories that were never derived, oldest first
--- (memory_underived_idx).
-SELECT id FROM zb.memory
-WHERE tenant_id = @tenant_id::text AND derived_at IS NULL
-ORDER BY id
+-- (derive's queue, zb.memory_underived).
+SELECT memory_id AS id FROM zb.memory_underived
+WHERE tenant_id = @tenant_id::text
+ORDER BY memory_id
 LIMIT @k::int;
 
 -- name: LcDeriveRead :many

@@ -200,6 +200,7 @@ func parseSystems(s string) ([]string, error) {
 // benchPool returns a pool on the configured database, or with embedded on a throwaway
 // migrated cluster, and the function that releases it.
 func (a *app) benchPool(ctx context.Context, embedded bool) (*pgxpool.Pool, func(), error) {
+	benchGC()
 	u := ""
 	cleanup := func() {}
 	if embedded {

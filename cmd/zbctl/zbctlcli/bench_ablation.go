@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -53,14 +54,17 @@ func (a *app) benchEvalCmds() []*cobra.Command {
 		Use:   "ablation",
 		Short: "Run the real-algorithm ablation (every registry mechanism switched off in turn)",
 		Long: `Run the real-algorithm ablation of issue 9: the harness's conditions (moderate, challenging,
-stress and the integration cascade) with the harness's seeds, every run a tenant of a throwaway
-database driven through the coordinator on a virtual clock, with the mechanism under test switched
-off through the ablation registry. Writes ablation.json, ablation.md and PNG charts to --out.
+stress and the integration cascade) with the harness's seeds, every run a tenant in a throwaway
+database of its own driven through the coordinator on a virtual clock, with the mechanism under
+test switched off through the ablation registry. Writes ablation.json, ablation.md and PNG charts
+to --out.
 
-The database is created (and dropped afterwards) on the server of ZB_DATABASE_URL or the dev
+The databases are created (and dropped afterwards) on the server of ZB_DATABASE_URL or the dev
 cluster (the role must be allowed to CREATE DATABASE), or with --embedded on a throwaway local
-cluster. The full grid (4 workloads × 10 seeds × 25 arms, the cascade 5 arms) takes hours on a
-small machine; --workloads, --seeds and --arms select a part.`,
+cluster. The full grid (4 workloads × 10 seeds × 25 arms, the cascade 5 arms) takes about 40
+minutes on 2 cores with --parallel 4 --skip-identical-after 1; --workloads, --seeds and --arms
+select a part. Unless GOGC is set, the benchmark runs with GOGC=400 (less garbage-collection work
+for about 100 MB more memory).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.benchAblation(cmd.Context(), &af, workloads, arms, qpd, evalQ, runLog, skipAfter, reportOnly)
@@ -121,9 +125,19 @@ func evalSplitList(s string) []string {
 	return out
 }
 
+// benchGC sets the garbage collector's target to 400 % unless GOGC is set: the benchmark
+// drivers allocate a lot of short-lived rows and spend ≈ 7 % of the machine's CPU less in the
+// collector (measured on a 7-run ablation: 74 → 69 busy CPU-seconds) for ≈ 100 MB more memory.
+func benchGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+}
+
 // benchDatabase creates the benchmark database on the configured server, or on a throwaway
 // cluster with embedded, and returns it with a function that drops it (and the cluster).
 func (a *app) benchDatabase(ctx context.Context, f *benchEvalFlags) (*ablation.Database, func(), error) {
+	benchGC()
 	admin := ""
 	cleanup := func() {}
 	if f.embedded {
