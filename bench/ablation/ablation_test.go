@@ -226,3 +226,47 @@ func TestSuiteScreeningAndLog(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, res.Summaries, again.Summaries)
 }
+
+// With OpenDatabase's Env every run has a database of its own, copied from the migrated
+// template and dropped after the run: runs of one world and arm give identical figures whether
+// they run one after the other or side by side, and no run database is left behind.
+func TestRunsInDatabasesOfTheirOwn(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	admin := zbtest.AdminURL(t)
+	d, err := ablation.OpenDatabase(ctx, admin, 32, 4)
+	require.NoError(t, err)
+	w, err := ablation.NewWorld(ablation.Workload{Name: "tiny", Facts: 16, Queries: 6, Days: 3, BaseDecay: 0.3}, 7)
+	require.NoError(t, err)
+	spec := ablation.RunSpec{World: w, Arm: ablation.ArmFull}
+	first, err := ablation.Run(ctx, d.Env, spec)
+	require.NoError(t, err)
+	res, err := ablation.RunAll(ctx, d.Env, []ablation.RunSpec{spec, spec, spec}, &ablation.RunAllOpts{Parallel: 3})
+	require.NoError(t, err)
+	for _, r := range res {
+		require.Equal(t, first.Timeline, r.Timeline)
+		require.Equal(t, first.Q, r.Q)
+		// λ₂ is an eigenvalue (gonum) of a Laplacian whose node order may differ between runs:
+		// equal up to rounding.
+		require.InDelta(t, first.Counters.FiedlerFirst, r.Counters.FiedlerFirst, 1e-12)
+		require.InDelta(t, first.Counters.FiedlerLast, r.Counters.FiedlerLast, 1e-12)
+		a, b := first.Counters, r.Counters
+		a.FiedlerFirst, a.FiedlerLast, b.FiedlerFirst, b.FiedlerLast = 0, 0, 0, 0
+		require.Equal(t, a, b)
+	}
+	// The shared database saw none of it.
+	var n int
+	require.NoError(t, d.Env.Pool.QueryRow(ctx, `SELECT count(*) FROM zb.memory`).Scan(&n))
+	require.Zero(t, n)
+	conn, err := pgx.Connect(ctx, admin)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	count := func() int {
+		var c int
+		require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FROM pg_database WHERE datname LIKE $1`, d.Name+"%").Scan(&c))
+		return c
+	}
+	require.Equal(t, 2, count(), "the shared database and its template; the runs' databases are gone")
+	d.Close()
+	require.Zero(t, count())
+}

@@ -136,6 +136,9 @@ type Results struct {
 	Seconds  float64   `json:"seconds"`
 	Machine  Machine   `json:"machine"`
 	Settings Settings  `json:"settings"`
+	// FromLog reports that the figures were rebuilt from a run log (ReportOnly): Started and
+	// Seconds are the rebuild's, and each run's own time is its Seconds.
+	FromLog bool `json:"from_log,omitempty"`
 	// Runs are every run's figures, in workload, seed and arm order.
 	Runs []RunResult `json:"runs"`
 	// Summaries aggregate the runs per workload and arm.
@@ -288,6 +291,7 @@ func RunSuite(ctx context.Context, cfg *SuiteConfig) (*Results, error) {
 	if c.Env.Pool != nil {
 		_ = c.Env.Pool.QueryRow(ctx, "SHOW server_version").Scan(&res.Machine.ServerVersion)
 	}
+	res.FromLog = c.ReportOnly
 	var wls []Workload
 	for _, w := range c.Workloads {
 		if c.QueriesPerDay > 0 {
