@@ -5,10 +5,22 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zenbrain/zb/coordinator"
 )
+
+// queryIDs runs a query returning one bigint column and collects it.
+func queryIDs(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) []int64 {
+	t.Helper()
+	rows, err := pool.Query(ctxT(t), sql, args...)
+	require.NoError(t, err)
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	require.NoError(t, err)
+	return ids
+}
 
 // Recall's vector signal in a small tenant ranks each layer's memories by cosine and keeps the
 // top k. Memories with equal cosines (the same terms under a bag-of-words or hash embedder —
@@ -31,15 +43,7 @@ func TestRecallVectorTiesGoToLowerIDs(t *testing.T) {
 	n, err := b.co.StoreBatch(ctx, items)
 	require.NoError(t, err)
 	require.EqualValues(t, 2*k, n)
-	var ids []int64
-	rows, err := pool.Query(ctx, `SELECT id FROM zb.memory WHERE tenant_id = $1 ORDER BY id`, ten)
-	require.NoError(t, err)
-	for rows.Next() {
-		var id int64
-		require.NoError(t, rows.Scan(&id))
-		ids = append(ids, id)
-	}
-	require.NoError(t, rows.Err())
+	ids := queryIDs(t, pool, `SELECT id FROM zb.memory WHERE tenant_id = $1 ORDER BY id`, ten)
 	require.Len(t, ids, 2*k)
 	var distinct int
 	require.NoError(t, pool.QueryRow(ctx, `SELECT count(DISTINCT embedding::text) FROM zb.memory WHERE tenant_id = $1`, ten).Scan(&distinct))
@@ -48,30 +52,14 @@ func TestRecallVectorTiesGoToLowerIDs(t *testing.T) {
 	// A new version of each of the 8 oldest rows (subject is indexed: not HOT), placed after the
 	// others in the scan order.
 	execSQL(t, pool, `UPDATE zb.memory SET subject = 'moved ' || id WHERE tenant_id = $1 AND id <= $2`, ten, ids[k-1])
-	var firstRead []int64
-	rows, err = pool.Query(ctx, `SELECT id FROM zb.memory WHERE tenant_id = $1 AND layer = 'semantic' ORDER BY ctid LIMIT $2`, ten, k)
-	require.NoError(t, err)
-	for rows.Next() {
-		var id int64
-		require.NoError(t, rows.Scan(&id))
-		firstRead = append(firstRead, id)
-	}
-	require.NoError(t, rows.Err())
+	firstRead := queryIDs(t, pool, `SELECT id FROM zb.memory WHERE tenant_id = $1 AND layer = 'semantic' ORDER BY ctid LIMIT $2`, ten, k)
 	require.NotEqual(t, ids[:k], firstRead, "the rewrite moved the oldest rows after the others")
 
 	for range 3 {
-		var got []int64
-		rows, err := pool.Query(ctx, `SELECT c.id FROM zb.recall_candidates_model($1,
+		got := queryIDs(t, pool, `SELECT c.id FROM zb.recall_candidates_model($1,
 				(SELECT embedding FROM zb.memory WHERE tenant_id = $1 AND id = $2), NULL, '{semantic}', $3,
 				$4, NULL, NULL, NULL, NULL, false, NULL) c
 			WHERE c.by_vector ORDER BY c.id`, ten, ids[0], k, b.clock.Now())
-		require.NoError(t, err)
-		for rows.Next() {
-			var id int64
-			require.NoError(t, rows.Scan(&id))
-			got = append(got, id)
-		}
-		require.NoError(t, rows.Err())
 		require.Equal(t, ids[:k], got, "equal cosines: the lower ids")
 	}
 

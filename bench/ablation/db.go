@@ -59,11 +59,7 @@ func OpenDatabase(ctx context.Context, adminURL string, dim int, maxConns int32)
 	if err := adminExec(ctx, adminURL, "CREATE DATABASE "+name+" TEMPLATE template0"); err != nil {
 		return nil, fmt.Errorf("error creating database %s: %w", name, err)
 	}
-	drop := func() {
-		dctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		_ = adminExec(dctx, adminURL, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-	}
+	drop := func() { dropDatabase(adminURL, name) }
 	if err := adminExec(ctx, adminURL, "ALTER DATABASE "+name+" SET synchronous_commit TO off"); err != nil {
 		drop()
 		return nil, fmt.Errorf("error configuring database %s: %w", name, err)
@@ -110,18 +106,12 @@ func OpenDatabase(ctx context.Context, adminURL string, dim int, maxConns int32)
 	dropAll := func() {
 		pool.Close()
 		drop()
-		dctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		_ = adminExec(dctx, adminURL, "DROP DATABASE IF EXISTS "+tmpl+" WITH (FORCE)")
+		dropDatabase(adminURL, tmpl)
 	}
 	env := &Env{Pool: pool, Embedder: emb}
 	env.fresh = func(ctx context.Context) (*Env, func(), error) {
 		run := fmt.Sprintf("%s_r%d", name, dbSeq.Add(1))
-		dropRun := func() {
-			dctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			_ = adminExec(dctx, adminURL, "DROP DATABASE IF EXISTS "+run+" WITH (FORCE)")
-		}
+		dropRun := func() { dropDatabase(adminURL, run) }
 		// A database's settings are not copied from its template.
 		if err := adminExec(ctx, adminURL, "CREATE DATABASE "+run+" TEMPLATE "+tmpl,
 			"ALTER DATABASE "+run+" SET synchronous_commit TO off"); err != nil {
@@ -159,6 +149,14 @@ func NewEnv(ctx context.Context, pool *pgxpool.Pool) (*Env, error) {
 		return nil, fmt.Errorf("error creating the hash embedder: %w", err)
 	}
 	return &Env{Pool: pool, Embedder: emb}, nil
+}
+
+// dropDatabase drops database name on the server of admin (best effort, within a minute, even
+// when the caller's context is done).
+func dropDatabase(admin, name string) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_ = adminExec(ctx, admin, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
 }
 
 // adminExec runs the statements one after the other on one connection of admin.

@@ -64,8 +64,9 @@ cluster (the role must be allowed to CREATE DATABASE), or with --embedded on a t
 cluster. By default the arms are full, one removal for each of the paper's fifteen mechanisms,
 no-pma and bare (--arms harness; the cascade has its own 5): with --parallel 4
 --skip-identical-after 1 that grid takes about 29 minutes on 2 idle cores, and --arms all (every
-registry id, 25 arms) about 34. --workloads, --seeds and --arms select a part. Unless GOGC is set, the benchmark runs with GOGC=400 (less garbage-collection work
-for about 100 MB more memory).`,
+registry id, 25 arms) about 34. --workloads, --seeds and --arms select a part. Unless GOGC is
+set, the benchmark runs with GOGC=400 (less garbage-collection work for about 100 MB more
+memory).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.benchAblation(cmd.Context(), &af, workloads, arms, qpd, evalQ, runLog, skipAfter, reportOnly)
