@@ -560,6 +560,17 @@ type ZbMemoryLiveNow struct {
 	SourceIDs          []int64       `json:"source_ids"`
 }
 
+// Recall's BM25 postings: one row per active memory and distinct term (frequency, length, session), kept by triggers on zb.memory.
+type ZbMemoryPosting struct {
+	TenantID  string        `json:"tenant_id"`
+	Term      string        `json:"term"`
+	Layer     ZbMemoryLayer `json:"layer"`
+	MemoryID  int64         `json:"memory_id"`
+	Tf        int32         `json:"tf"`
+	Dl        int32         `json:"dl"`
+	SessionID *uuid.UUID    `json:"session_id"`
+}
+
 // Derive's queue: one row per memory whose derived_at is NULL, kept by triggers on zb.memory.
 type ZbMemoryUnderived struct {
 	TenantID string `json:"tenant_id"`

@@ -31,14 +31,15 @@ type candRow struct {
 //   - small (300 active memories ≤ 1000): every path exact through the tenant btree — rows
 //     identical to 0010's (ids, signals, neighbours, scores);
 //   - large (1 100 > 1000): one HNSW scan for the vector half, the btree for the lexical half;
-//   - larger (6 100 > 5 000, the GIN path): the lexical half through zb.recall_lexical /
-//     recall_lexical_scan, which since 0015 estimates the frequency of common terms (≥ 200
-//     matches) from a sample and scores only memories with a rare term or two query terms once
-//     more than 5 000 match.
+//   - larger (6 100 > 5 000, the postings path): the lexical half through zb.recall_lexical /
+//     recall_lexical_scan, which since 0018 reads the query terms' postings
+//     (zb.memory_posting) and ranks exactly (from 0015 to 0017 it estimated the frequency of
+//     common terms and scored only part of the matches; deep recall still does).
 //
-// For the 1 100 tenant the lexical candidates and every score are identical to 0010's; for the
-// 6 100 tenant (every query term is common there) each layer's top 3 by 0010's exact BM25 is
-// among the lexical candidates and the shared candidates' BM25 is within 10 % of the exact one.
+// For the 1 100 and the 6 100 tenant the lexical candidates and every score are identical to
+// 0010's; for deep recall of the 6 100 tenant (the GIN path, every query term common there)
+// each layer's top 3 by 0010's exact BM25 is among the lexical candidates and the shared
+// candidates' BM25 is within 10 % of the exact one.
 // The vector candidates reach recall@8 ≥ 0.95 against the exact per-layer top 8. Each is called
 // as the superuser (invoker functions) and as a zb_app login bound to the tenant (the SECURITY
 // DEFINER functions): both give the same rows.
@@ -89,6 +90,7 @@ func TestRecallCandidatePaths(t *testing.T) {
 	now := t0.Add(24 * 3600 * 1e9)
 	model := e.emb.Model()
 	const k = 8
+	deep := false
 	call := func(tx pgx.Tx, fn, tenant, q string) []candRow {
 		t.Helper()
 		vs, err := e.emb.Embed(ctx, []string{q})
@@ -97,8 +99,8 @@ func TestRecallCandidatePaths(t *testing.T) {
 		terms := textproc.Terms(q, textproc.DetectLang(q))
 		rows, err := tx.Query(ctx, `SELECT id, cosine, bm25, by_vector, by_lexical, by_context, coalesce(prev_id, 0),
 			coalesce(next_id, 0), session_bm25, doc_count
-			FROM `+fn+`($1, $2::vector, $3, $4::zb.memory_layer[], $5, $6, NULL, NULL, NULL, NULL, false, $7) ORDER BY id`,
-			tenant, vec, terms, layers, k, now, model)
+			FROM `+fn+`($1, $2::vector, $3, $4::zb.memory_layer[], $5, $6, NULL, NULL, NULL, NULL, $8, $7) ORDER BY id`,
+			tenant, vec, terms, layers, k, now, model, deep)
 		require.NoError(t, err)
 		var out []candRow
 		for rows.Next() {
@@ -203,9 +205,12 @@ func TestRecallCandidatePaths(t *testing.T) {
 	}
 	check(small, "small tenant (btree, exact)", 300, 300, true, false)
 	check(large, "large tenant (HNSW + btree lexical)", 1100, 1100, false, false)
-	// 5 000 more memories: more than 5000 documents, the lexical half takes the GIN path.
+	// 5 000 more memories: more than 5000 documents, the lexical half reads the postings and is
+	// exact; deep recall takes the GIN path, which estimates.
 	storeFrom(large, 1100, 5000)
-	check(large, "large tenant (HNSW + GIN lexical)", 6100, 6100, false, true)
+	check(large, "large tenant (HNSW + postings lexical)", 6100, 6100, false, false)
+	deep = true
+	check(large, "large tenant, deep (HNSW + GIN lexical)", 6100, 6100, false, true)
 }
 
 // topLexical returns, per layer, the ids of the n lexical candidates of rs with the highest BM25

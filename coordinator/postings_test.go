@@ -1,0 +1,239 @@
+package coordinator_test
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zenbrain/zb/coordinator"
+	"github.com/zenbrain/zb/jobs"
+)
+
+// requirePostingsMirror checks that zb.memory_posting holds exactly one row per active memory
+// of tenant and distinct term, with the term's frequency, the memory's length, layer and
+// session, and returns how many rows that is.
+func requirePostingsMirror(t *testing.T, pool *pgxpool.Pool, tenant string) int {
+	t.Helper()
+	var want, diff int
+	require.NoError(t, pool.QueryRow(ctxT(t), `
+		WITH m AS (SELECT m.id, u.t, m.layer, count(*) AS tf, m.term_count AS dl, m.session_id
+		           FROM zb.memory m CROSS JOIN LATERAL unnest(m.terms) u(t)
+		           WHERE m.tenant_id = $1 AND m.status = 'active'
+		           GROUP BY m.id, u.t, m.layer, m.term_count, m.session_id),
+		     p AS (SELECT memory_id AS id, term AS t, layer, tf, dl, session_id FROM zb.memory_posting WHERE tenant_id = $1)
+		SELECT (SELECT count(*) FROM m),
+		       (SELECT count(*) FROM m FULL JOIN p USING (id, t)
+		        WHERE m.id IS NULL OR p.id IS NULL OR m.layer <> p.layer OR m.tf <> p.tf OR m.dl <> p.dl
+		           OR m.session_id IS DISTINCT FROM p.session_id)`,
+		tenant).Scan(&want, &diff))
+	require.Zero(t, diff, "zb.memory_posting differs from the active memories' terms in %d rows", diff)
+	return want
+}
+
+// Recall's postings (0018) are kept by triggers on zb.memory: every way a memory is written —
+// INSERT (Store), COPY (StoreBatch), derive, recall, decay's archive, plain SQL changes of
+// status, terms, layer and session, the deletion of a session, erase of a memory and of the
+// tenant — leaves them equal to the active memories' terms.
+func TestPostingsMirrorMemory(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	ctx, pool := ctxT(t), b.cfg.Pool
+	const ten = "postq"
+
+	sess, err := b.co.StartSession(ctx, ten, "work")
+	require.NoError(t, err)
+	var items []coordinator.StoreInput
+	for i := range 40 {
+		in := coordinator.StoreInput{TenantID: ten, Layer: coordinator.LayerSemantic,
+			Content: fmt.Sprintf("%s repaired the %s bicycle in %s near the %s bicycle shop", hotName(i), hotWord(i), hotPlace(i), hotWord(i+1))}
+		if i%2 == 1 {
+			in.Layer = coordinator.LayerEpisodic
+		}
+		if i%4 == 0 {
+			in.SessionID = &sess
+		}
+		items = append(items, in)
+	}
+	stored, err := b.co.StoreBatch(ctx, items) // COPY
+	require.NoError(t, err)
+	require.EqualValues(t, 40, stored)
+	one, err := b.co.Store(ctx, coordinator.StoreInput{TenantID: ten, Content: "Greta keeps the tandem keys in the blue drawer"})
+	require.NoError(t, err)
+	n := requirePostingsMirror(t, pool, ten)
+	require.Greater(t, n, 41*5, "every memory has its distinct terms")
+	var tf2 int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM zb.memory_posting WHERE tenant_id = $1 AND term = 'bicycl' AND tf = 2`,
+		ten).Scan(&tf2))
+	require.Equal(t, 40, tf2, "a term twice in a memory is one posting with tf 2")
+
+	_, err = b.co.Derive(ctx, jobs.DeriveArgs{TenantID: ten, Pending: true}, nil)
+	require.NoError(t, err)
+	require.Equal(t, n, requirePostingsMirror(t, pool, ten))
+	_, err = b.co.Recall(ctx, ten, "who repaired the tandem bicycle?", &coordinator.RecallOpts{K: 5})
+	require.NoError(t, err)
+	require.Equal(t, n, requirePostingsMirror(t, pool, ten))
+
+	// Decay months later: archived memories' postings go.
+	b.clock.Add(200 * 24 * time.Hour)
+	archived := 0
+	for range 10 {
+		rep, err := b.co.DecayDue(ctx, ten, 0, nil)
+		require.NoError(t, err)
+		archived += len(rep.Archived)
+		if !rep.More {
+			break
+		}
+	}
+	after := requirePostingsMirror(t, pool, ten)
+	if archived > 0 {
+		require.Less(t, after, n)
+	}
+
+	// Plain SQL: status, terms, layer; then the session's deletion sets session_id NULL.
+	var victim int64
+	require.NoError(t, pool.QueryRow(ctx, `SELECT id FROM zb.memory WHERE tenant_id = $1 AND status = 'active' AND id <> $2
+		ORDER BY id DESC LIMIT 1`, ten, one.ID).Scan(&victim))
+	execSQL(t, pool, `UPDATE zb.memory SET status = 'archived' WHERE tenant_id = $1 AND id = $2`, ten, victim)
+	require.Less(t, requirePostingsMirror(t, pool, ten), after)
+	execSQL(t, pool, `UPDATE zb.memory SET status = 'active' WHERE tenant_id = $1 AND id = $2`, ten, victim)
+	require.Equal(t, after, requirePostingsMirror(t, pool, ten))
+	execSQL(t, pool, `UPDATE zb.memory SET terms = terms || ARRAY['zebra', 'zebra'], term_count = term_count + 2
+		WHERE tenant_id = $1 AND id = $2`, ten, victim)
+	require.Equal(t, after+1, requirePostingsMirror(t, pool, ten))
+	execSQL(t, pool, `UPDATE zb.memory SET layer = 'procedural' WHERE tenant_id = $1 AND id = $2`, ten, victim)
+	require.Equal(t, after+1, requirePostingsMirror(t, pool, ten))
+	var withSession int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM zb.memory_posting WHERE tenant_id = $1 AND session_id = $2`,
+		ten, sess).Scan(&withSession))
+	require.Positive(t, withSession)
+	execSQL(t, pool, `DELETE FROM zb.session WHERE tenant_id = $1 AND id = $2`, ten, sess)
+	require.Equal(t, after+1, requirePostingsMirror(t, pool, ten))
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM zb.memory_posting WHERE tenant_id = $1 AND session_id IS NOT NULL`,
+		ten).Scan(&withSession))
+	require.Zero(t, withSession)
+
+	// Erase one memory, then the tenant.
+	_, err = b.co.Erase(ctx, ten, coordinator.ScopeMemory(victim), nil)
+	require.NoError(t, err)
+	require.Less(t, requirePostingsMirror(t, pool, ten), after)
+	_, err = b.co.Erase(ctx, ten, coordinator.ScopeTenant(), nil)
+	require.NoError(t, err)
+	require.Zero(t, requirePostingsMirror(t, pool, ten))
+	var left int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM zb.memory_posting WHERE tenant_id = $1`, ten).Scan(&left))
+	require.Zero(t, left)
+}
+
+// zb.recall_lexical_postings (0018) ranks exactly: its document and session frequencies are the
+// counts over the tenant's active memories, and per layer its candidates are the top k by
+// zb.bm25_doc over every active memory that passes recall's filters — also when the filters
+// reject every memory of the first pass (the best 4·k by score), which takes the second pass.
+func TestLexicalPostingsExact(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	ctx, pool := ctxT(t), b.cfg.Pool
+	const ten, k = "postx", 6
+
+	sessions := make([]uuid.UUID, 3)
+	for i := range sessions {
+		s, err := b.co.StartSession(ctx, ten, "work")
+		require.NoError(t, err)
+		sessions[i] = s
+	}
+	var items []coordinator.StoreInput
+	layers := []coordinator.Layer{coordinator.LayerSemantic, coordinator.LayerEpisodic, coordinator.LayerProcedural}
+	for i := range 300 {
+		occ := t0.Add(-time.Duration(i) * 6 * time.Hour)
+		in := coordinator.StoreInput{TenantID: ten, Layer: layers[i%3], OccurredAt: &occ, Context: []string{"work", "home"}[i%2],
+			Content: fmt.Sprintf("%s repaired the %s %s in %s", hotName(i), hotWord(i/3), hotWord(i/7+2), hotPlace(i/5))}
+		if i%5 == 0 {
+			in.SessionID = &sessions[i%3]
+		}
+		items = append(items, in)
+	}
+	_, err := b.co.StoreBatch(ctx, items)
+	require.NoError(t, err)
+
+	var docs int64
+	var avgdl float64
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*), avg(term_count) FROM zb.memory WHERE tenant_id = $1 AND status = 'active'`,
+		ten).Scan(&docs, &avgdl))
+	terms := []string{}
+	require.NoError(t, pool.QueryRow(ctx, `SELECT array_agg(DISTINCT t ORDER BY t) FROM (
+		SELECT unnest(terms) t FROM zb.memory WHERE tenant_id = $1 AND id IN (SELECT min(id) FROM zb.memory WHERE tenant_id = $1)) x
+		WHERE t <> 'repair'`, ten).Scan(&terms))
+	require.GreaterOrEqual(t, len(terms), 3)
+	allLayers := []string{"working", "short_term", "episodic", "semantic", "procedural", "core"}
+
+	type filter struct {
+		name     string
+		now      time.Time
+		from, to *time.Time
+		contexts []string
+	}
+	from, to := t0.Add(-40*24*time.Hour), t0.Add(-20*24*time.Hour)
+	run := func(f filter) []float64 {
+		t.Helper()
+		if f.now.IsZero() {
+			f.now = t0
+		}
+		var idf, sidf []float64
+		var ids []int64
+		require.NoError(t, pool.QueryRow(ctx, `SELECT idf, sidf, ids FROM zb.recall_lexical_postings($1, $2, $3, 3, $4,
+			$5::zb.memory_layer[], $6, $7, $8, $9, NULL, $10)`, ten, terms, docs, avgdl, allLayers, k, f.now, f.from, f.to, f.contexts).
+			Scan(&idf, &sidf, &ids))
+		// Frequencies: counted over the active memories.
+		for i, term := range terms {
+			var df, sdf float64
+			require.NoError(t, pool.QueryRow(ctx, `SELECT count(*), count(DISTINCT session_id) FROM zb.memory
+				WHERE tenant_id = $1 AND status = 'active' AND $2 = ANY (terms)`, ten, term).Scan(&df, &sdf))
+			require.InDelta(t, math.Log(1+(float64(docs)-df+0.5)/(df+0.5)), idf[i], 1e-12, "%s: idf of %s", f.name, term)
+			require.InDelta(t, math.Log(1+(math.Max(3, sdf)-sdf+0.5)/(sdf+0.5)), sidf[i], 1e-12, "%s: sidf of %s", f.name, term)
+		}
+		rows, err := pool.Query(ctx, `SELECT id FROM (
+			SELECT m.id, row_number() OVER (PARTITION BY m.layer
+			           ORDER BY zb.bm25_doc(m.terms, m.term_count, $2, $3, $4) DESC, m.id) AS rn
+			FROM zb.memory m
+			WHERE m.tenant_id = $1 AND m.status = 'active' AND m.terms && $2
+			  AND (m.valid_to IS NULL OR m.valid_to > $5)
+			  AND ($7::text[] IS NULL OR m.context = ANY ($7))
+			  AND ($6::timestamptz IS NULL OR coalesce(m.event_to, m.occurred_at + interval '1 microsecond') > $6)
+			  AND ($8::timestamptz IS NULL OR coalesce(m.event_from, m.occurred_at) < $8)) x
+			WHERE rn <= $9 ORDER BY id`, ten, terms, idf, avgdl, f.now, f.from, f.contexts, f.to, k)
+		require.NoError(t, err)
+		want, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+		require.NoError(t, err)
+		require.NotEmpty(t, want, f.name)
+		require.Equal(t, want, ids, "%s: the exact per-layer top %d", f.name, k)
+		return idf
+	}
+	idf := run(filter{name: "no filter"})
+	run(filter{name: "contexts", contexts: []string{"home"}})
+	run(filter{name: "time range", from: &from, to: &to})
+	require.Equal(t, 3*k, func() int {
+		var ids []int64
+		require.NoError(t, pool.QueryRow(ctx, `SELECT ids FROM zb.recall_lexical_postings($1, $2, $3, 3, $4,
+			$5::zb.memory_layer[], $6, $7, NULL, NULL, NULL, NULL)`, ten, terms, docs, avgdl, allLayers, k, t0).Scan(&ids))
+		return len(ids)
+	}(), "k per filled layer")
+
+	// Superseded: the best 4·k of every layer get a validity end in the past, so the first pass
+	// finds none of them usable and the second pass ranks the rest.
+	var matches int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT min(n) FROM (SELECT count(*) AS n FROM zb.memory
+		WHERE tenant_id = $1 AND terms && $2 GROUP BY layer) x`, ten, terms).Scan(&matches))
+	require.Greater(t, matches, 4*k+2+k, "every layer has more matches than the first pass reads")
+	execSQL(t, pool, `UPDATE zb.memory m SET valid_to = $3 FROM (
+		SELECT m.id, row_number() OVER (PARTITION BY m.layer ORDER BY zb.bm25_doc(m.terms, m.term_count, $2, $5, $6) DESC, m.id) AS rn
+		FROM zb.memory m WHERE m.tenant_id = $1 AND m.terms && $2) x
+		WHERE m.tenant_id = $1 AND m.id = x.id AND x.rn <= $4`, ten, terms, t0.Add(time.Hour), 4*k+2, idf, avgdl)
+	run(filter{name: "superseded best", now: t0.Add(2 * time.Hour)})
+	require.True(t, slices.IsSorted(terms))
+}
