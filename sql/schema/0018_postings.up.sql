@@ -17,8 +17,8 @@
 -- the query terms' postings are one index-only range scan per term: document frequencies
 -- (exact, not estimated), session frequencies and every matching memory's exact BM25 score
 -- come from the index alone, and only the best few per layer are read from the heap to apply
--- recall's filters (validity, as-of, context, event time). The ranking is exact: the same
--- scores, summed in zb.bm25_doc's order, as scoring every match.
+-- recall's filters (validity, as-of, context, event time). The ranking is exact: zb.bm25_doc's
+-- scores (each term's part rounded to 2^-40 so that the order of summation cannot matter).
 --
 -- Triggers on zb.memory keep the table exact for every writer (coordinator, SQL API, import,
 -- derive, decay and sleep archiving, erase): a statement trigger over the transition table for
@@ -122,13 +122,13 @@ ALTER FUNCTION zb.recall_lexical_scan(text, text[], bigint, double precision, do
                                       timestamptz, timestamptz, timestamptz, timestamptz, text[], boolean)
     RENAME TO recall_lexical_gin;
 
--- recall_lexical_postings: the lexical half from the postings. One index-only read of the query
--- terms' postings gives the document and session frequencies over the tenant's active memories
--- (as 0015 counted them, but exact at any size) and every matching memory's BM25 score (k1 1.2,
--- b 0.75, zb.bm25_doc's arithmetic and order of summation). Per layer the best p_k that pass
--- recall's filters are taken from the best c_depth·p_k by score, read from the heap; a layer
--- where fewer than p_k of those pass but more candidates exist is then checked in full (a
--- filtered recall: time range, as-of, contexts).
+-- recall_lexical_postings: the lexical half from the postings. An index-only count per query term
+-- gives the document and session frequencies over the tenant's active memories (as 0015 counted
+-- them, but exact at any size); one index-only read of the query terms' postings gives every
+-- matching memory's BM25 score (k1 1.2, b 0.75). Per layer the best p_k that pass recall's
+-- filters are taken from the best c_depth·p_k by score, read from the heap; a layer where fewer
+-- than p_k of those pass but more candidates exist is then checked in full (a filtered recall:
+-- time range, as-of, contexts).
 CREATE FUNCTION zb.recall_lexical_postings(
     p_tenant text, p_terms text[], p_n bigint, p_sn double precision, p_avgdl double precision,
     p_layers zb.memory_layer[], p_k integer, p_now timestamptz, p_from timestamptz, p_to timestamptz,
@@ -144,34 +144,32 @@ DECLARE
     v_all   boolean := p_from IS NOT NULL OR p_to IS NOT NULL OR p_as_of IS NOT NULL OR p_contexts IS NOT NULL;
     v_again boolean;
 BEGIN
+    -- Document and session frequencies: one index-only count per term.
+    SELECT coalesce(array_agg(ln(1 + (p_n - f.df + 0.5) / (f.df + 0.5))::double precision ORDER BY q.o), '{}'),
+           coalesce(array_agg(ln(1 + (greatest(p_sn, f.sdf) - f.sdf + 0.5) / (f.sdf + 0.5))::double precision ORDER BY q.o), '{}')
+    INTO idf, sidf
+    FROM unnest(p_terms) WITH ORDINALITY q(t, o)
+    CROSS JOIN LATERAL (
+        SELECT count(*) AS df, count(DISTINCT po.session_id) FILTER (WHERE po.session_id IS NOT NULL) AS sdf
+        FROM zb.memory_posting po WHERE po.tenant_id = p_tenant AND po.term = q.t
+    ) f;
     LOOP
-        WITH p AS MATERIALIZED (
-            -- Index-only, in term order: each memory's terms are summed in zb.bm25_doc's order.
-            SELECT po.term, po.layer, po.memory_id, po.tf, po.dl, po.session_id
-            FROM zb.memory_posting po
-            WHERE po.tenant_id = p_tenant AND po.term = ANY (p_terms)
-        ), f AS (
-            SELECT p.term, count(*) AS df FROM p GROUP BY p.term
-        ), sf AS (
-            SELECT x.term, count(*) AS sdf
-            FROM (SELECT DISTINCT p.term, p.session_id FROM p WHERE p.session_id IS NOT NULL) x
-            GROUP BY x.term
-        ), w AS MATERIALIZED (
-            SELECT coalesce(array_agg(ln(1 + (p_n - coalesce(f.df, 0) + 0.5) / (coalesce(f.df, 0) + 0.5))::double precision
-                                      ORDER BY q.o), '{}') AS idf,
-                   coalesce(array_agg(ln(1 + (greatest(p_sn, coalesce(sf.sdf, 0)) - coalesce(sf.sdf, 0) + 0.5)
-                                         / (coalesce(sf.sdf, 0) + 0.5))::double precision ORDER BY q.o), '{}') AS sidf
-            FROM unnest(p_terms) WITH ORDINALITY q(t, o)
-            LEFT JOIN f ON f.term = q.t
-            LEFT JOIN sf ON sf.term = q.t
+        WITH w AS MATERIALIZED (
+            -- The weights as a row (a PL/pgSQL array read once per posting is copied each time).
+            SELECT idf AS idf
         ), s AS MATERIALIZED (
-            SELECT p.memory_id, p.layer,
-                   sum(w.idf[array_position(p_terms, p.term)] * p.tf * (1.2::double precision + 1)
-                       / (p.tf + 1.2::double precision * (1 - 0.75::double precision
-                          + 0.75::double precision * p.dl / greatest(p_avgdl, 1e-9)))) AS score
-            FROM p CROSS JOIN w
-            WHERE p.layer = ANY (p_layers)
-            GROUP BY p.memory_id, p.layer
+            -- Each term's BM25 part (k1 1.2, b 0.75, zb.bm25_doc's arithmetic) rounded to a
+            -- multiple of 2^-40, so that the sum is exact in any order: the ranking does not
+            -- depend on the order in which the plan aggregates (zb.bm25_doc's unrounded score,
+            -- which recall uses, differs from it by less than 1e-11).
+            SELECT po.memory_id, po.layer,
+                   sum(round(w.idf[array_position(p_terms, po.term)] * po.tf * (1.2::double precision + 1)
+                             / (po.tf + 1.2::double precision * (1 - 0.75::double precision
+                                + 0.75::double precision * po.dl / greatest(p_avgdl, 1e-9))) * 1099511627776.0::double precision)
+                       / 1099511627776.0::double precision) AS score
+            FROM w CROSS JOIN zb.memory_posting po
+            WHERE po.tenant_id = p_tenant AND po.term = ANY (p_terms) AND po.layer = ANY (p_layers)
+            GROUP BY po.memory_id, po.layer
         ), top AS MATERIALIZED (
             -- Per layer the best c_depth·p_k by score (a bounded sort), or all of them.
             SELECT t.memory_id, t.layer, t.score
@@ -200,11 +198,9 @@ BEGIN
                    (SELECT count(*) FROM ok WHERE ok.layer = s.layer AND ok.rn <= p_k) AS passed
             FROM s GROUP BY s.layer
         )
-        SELECT w.idf, w.sidf,
-               (SELECT coalesce(array_agg(ok.memory_id ORDER BY ok.memory_id), '{}') FROM ok WHERE ok.rn <= p_k),
+        SELECT (SELECT coalesce(array_agg(ok.memory_id ORDER BY ok.memory_id), '{}') FROM ok WHERE ok.rn <= p_k),
                NOT v_all AND EXISTS (SELECT 1 FROM n WHERE n.n > c_depth * p_k AND n.passed < p_k)
-        INTO idf, sidf, ids, v_again
-        FROM w;
+        INTO ids, v_again;
         EXIT WHEN NOT v_again;
         v_all := true;
     END LOOP;
