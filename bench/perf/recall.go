@@ -88,7 +88,7 @@ func benchRecallSize(ctx context.Context, c *Config, n, tenants int, doLoad bool
 		return err
 	}
 	t0 = time.Now()
-	if err := buildIndex(ctx, bdb.pool, indexDef); err != nil {
+	if err := buildIndex(ctx, bdb.pool, indexDef, n); err != nil {
 		return fmt.Errorf("building the HNSW index: %w", err)
 	}
 	f.IndexBuild = time.Since(t0).Seconds()
@@ -177,14 +177,18 @@ func benchRecallSize(ctx context.Context, c *Config, n, tenants int, doLoad bool
 	return nil
 }
 
-// buildIndex runs an index definition with enough maintenance memory for the graph.
-func buildIndex(ctx context.Context, pool *pgxpool.Pool, def string) error {
+// buildIndex runs an index definition with enough maintenance memory for the graph of n
+// rows: pgvector builds the HNSW graph in memory while it fits in maintenance_work_mem and
+// much more slowly once it does not (≈ 4 KB a 768-d row; 1 GB up to 200k rows, then 5 KB a
+// row up to 8 GB).
+func buildIndex(ctx context.Context, pool *pgxpool.Pool, def string, n int) error {
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Release()
-	if _, err := conn.Exec(ctx, `SET maintenance_work_mem = '1GB'`); err != nil {
+	mem := max(1024, min(8192, n*5/1024)) // MB
+	if _, err := conn.Exec(ctx, fmt.Sprintf(`SET maintenance_work_mem = '%dMB'`, mem)); err != nil {
 		return err
 	}
 	_, err = conn.Exec(ctx, def)
@@ -295,7 +299,7 @@ func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 			for _, l := range searchLayers {
 				def := strings.Replace(indexDef, "memory_embedding_hnsw_idx", "memory_embedding_hnsw_"+string(l)+"_idx", 1) +
 					" WHERE layer = '" + string(l) + "' AND status = 'active'"
-				if err := buildIndex(ctx, bdb.pool, def); err != nil {
+				if err := buildIndex(ctx, bdb.pool, def, n); err != nil {
 					return nil, err
 				}
 			}

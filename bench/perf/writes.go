@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,6 +39,14 @@ type WriteFigure struct {
 	StoreRatio float64 `json:"store_ratio"`
 	// StoreP50MS repeats Store.P50 (the issue's target is ≤ 2 ms on a quiet machine).
 	StoreP50MS float64 `json:"store_p50_ms"`
+	// Deferred is coordinator.Store with Config.DeferEmbedding (the row is written without
+	// its vector; the worker's derive job embeds it and writes the vector into the HNSW
+	// graph later); InsertNoVector the plain INSERT of the same kind of row without its
+	// vector; DeferredRatio Deferred p50 / InsertNoVector p50. Measured interleaved with the
+	// two above.
+	Deferred       Latency `json:"store_deferred"`
+	InsertNoVector Latency `json:"insert_no_vector"`
+	DeferredRatio  float64 `json:"store_deferred_ratio"`
 }
 
 // benchWrites measures StoreBatch against COPY and Store against INSERT in a fresh database.
@@ -126,9 +135,15 @@ func benchWrites(ctx context.Context, c *Config) (*WriteFigure, error) {
 	f.ImportMet = f.ImportRatio >= ImportTarget
 	c.Logger.Info("import", "rows", c.ImportSize, "storebatch_s", f.StoreBatch, "copy_s", f.Copy, "ratio", f.ImportRatio)
 
-	// Single writes, interleaved: Store (precomputed embedding) and a plain INSERT of a row.
+	// Single writes, interleaved: Store (precomputed embedding) and a plain INSERT of a row;
+	// Store with the embedding deferred to derive and the plain INSERT of a row without vector.
+	deferred, err := coordinator.New(&coordinator.Config{Pool: bdb.pool, Embedder: emb, DeferEmbedding: true})
+	if err != nil {
+		return nil, err
+	}
 	ins := `INSERT INTO perf.memory_copy (` + strings.Join(quoteAll(cols), ", ") + `) VALUES (` + placeholders(len(cols)) + `)`
-	var storeD, insD []time.Duration
+	embCol := slices.Index(cols, "embedding")
+	var storeD, insD, defD, insNoVecD []time.Duration
 	for i := range c.Stores {
 		in := genItem(r, "store", i, now)
 		in.Layer = "" // routed by content, as a caller would
@@ -147,9 +162,26 @@ func benchWrites(ctx context.Context, c *Config) (*WriteFigure, error) {
 			return nil, fmt.Errorf("plain INSERT: %w", err)
 		}
 		insD = append(insD, time.Since(t))
+
+		in = genItem(r, "store", c.Stores+i, now)
+		in.Layer = ""
+		t = time.Now()
+		if _, err := deferred.Store(ctx, in); err != nil {
+			return nil, fmt.Errorf("Store (deferred embedding): %w", err)
+		}
+		defD = append(defD, time.Since(t))
+		row := slices.Clone(vals[(i+1)%len(vals)])
+		row[embCol] = nil
+		t = time.Now()
+		if _, err := conn.Exec(ctx, ins, row...); err != nil {
+			return nil, fmt.Errorf("plain INSERT without vector: %w", err)
+		}
+		insNoVecD = append(insNoVecD, time.Since(t))
 	}
 	f.Store, f.Insert = summarize(storeD), summarize(insD)
 	f.StoreRatio = ratio(f.Store.P50, f.Insert.P50)
+	f.Deferred, f.InsertNoVector = summarize(defD), summarize(insNoVecD)
+	f.DeferredRatio = ratio(f.Deferred.P50, f.InsertNoVector.P50)
 	f.StoreP50MS = f.Store.P50
 	return f, nil
 }
