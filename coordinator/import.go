@@ -945,14 +945,8 @@ func (im *importer) writeBatch(ctx context.Context, recs []*record) error {
 	var memMapAdd = map[int64]int64{}
 	var relinkAdd []relinkItem
 	var entAdd = map[int64]int64{}
-	err := c.beginTenant(ctx, tenant, func(tx pgx.Tx) error {
+	err := c.beginTenantPrelude(ctx, tenant, txPrelude{lockTimeout: StoreLockTimeout, ensureTenant: true}, func(tx pgx.Tx) error {
 		q := c.q.WithTx(tx)
-		if err := q.TxSetLockTimeout(ctx, fmt.Sprintf("%dms", StoreLockTimeout.Milliseconds())); err != nil {
-			return err
-		}
-		if err := q.TenantEnsure(ctx, db.TenantEnsureParams{ID: tenant}); err != nil {
-			return err
-		}
 		// Memories of this batch already in the tenant: by key, then by external id.
 		var keys, exts []string
 		for _, r := range recs {

@@ -48,11 +48,8 @@ func (c *Coordinator) ReportOutcome(ctx context.Context, tenant string, memoryID
 	}
 	now := c.clock.Now()
 	var out Outcome
-	err := c.beginTenant(ctx, tenant, func(tx pgx.Tx) error {
+	err := c.beginTenantPrelude(ctx, tenant, txPrelude{lockTimeout: StoreLockTimeout}, func(tx pgx.Tx) error {
 		q := c.q.WithTx(tx)
-		if err := q.TxSetLockTimeout(ctx, fmt.Sprintf("%dms", StoreLockTimeout.Milliseconds())); err != nil {
-			return err
-		}
 		counts, err := q.ProcedureRecordOutcome(ctx, db.ProcedureRecordOutcomeParams{TenantID: tenant, MemoryID: memoryID, Success: success, Now: now})
 		if err != nil {
 			return err

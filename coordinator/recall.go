@@ -380,11 +380,8 @@ func (c *Coordinator) recallSideEffects(ctx context.Context, tenant, query strin
 	}
 	sum := sha256.Sum256([]byte(query))
 	var touched []int64
-	err := c.beginTenant(ctx, tenant, func(tx pgx.Tx) error {
+	err := c.beginTenantPrelude(ctx, tenant, txPrelude{lockTimeout: max(time.Millisecond, c.cfg.SideEffectLockTimeout)}, func(tx pgx.Tx) error {
 		q := c.q.WithTx(tx)
-		if err := q.TxSetLockTimeout(ctx, fmt.Sprintf("%dms", max(1, c.cfg.SideEffectLockTimeout.Milliseconds()))); err != nil {
-			return err
-		}
 		var topScore *float64
 		if len(results) > 0 {
 			topScore = &results[0].Score

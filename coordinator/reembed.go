@@ -276,11 +276,8 @@ func (c *Coordinator) Reembed(ctx context.Context, args jobs.ReembedArgs, hook T
 			}
 		}
 	}
-	err = c.beginTenant(ctx, args.TenantID, func(tx pgx.Tx) error {
+	err = c.beginTenantPrelude(ctx, args.TenantID, txPrelude{lockTimeout: StoreLockTimeout}, func(tx pgx.Tx) error {
 		q := c.q.WithTx(tx)
-		if err := q.TxSetLockTimeout(ctx, fmt.Sprintf("%dms", StoreLockTimeout.Milliseconds())); err != nil {
-			return err
-		}
 		for i, r := range todo {
 			if vecs[i] == nil {
 				rep.Skipped++ // no embeddable feature (e.g. only punctuation): lexical only

@@ -368,14 +368,8 @@ func (c *Coordinator) Store(ctx context.Context, in StoreInput) (*StoreResult, e
 	}
 	res := &StoreResult{Layer: p.layer, Kind: p.kind, Route: p.route, Outcome: OutcomeCreated, Fact: p.fact,
 		Dates: p.dates, Embedded: p.embedding != nil}
-	err = c.beginTenant(ctx, in.TenantID, func(tx pgx.Tx) error {
+	err = c.beginTenantPrelude(ctx, in.TenantID, txPrelude{lockTimeout: StoreLockTimeout, ensureTenant: true}, func(tx pgx.Tx) error {
 		q := c.q.WithTx(tx)
-		if err := q.TxSetLockTimeout(ctx, fmt.Sprintf("%dms", StoreLockTimeout.Milliseconds())); err != nil {
-			return err
-		}
-		if err := q.TenantEnsure(ctx, db.TenantEnsureParams{ID: in.TenantID}); err != nil {
-			return err
-		}
 		if in.SessionID != nil {
 			if err := q.SessionTouch(ctx, db.SessionTouchParams{TenantID: in.TenantID, ID: *in.SessionID, Context: p.context, Now: now}); err != nil {
 				return err

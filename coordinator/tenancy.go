@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgx/v5"
@@ -72,13 +73,41 @@ func (c *Coordinator) beginTenantTx(ctx context.Context, tenant string, opts pgx
 	return governanceError(pgx.BeginTxFunc(ctx, c.pool, boundBegin(opts, tenant), fn))
 }
 
+// txPrelude is what a write transaction sets up before its first statement: a lock timeout
+// (none when zero) and the tenant's row (zb.tenant, created when missing). It travels with
+// BEGIN, in the same round trip (see boundBegin).
+type txPrelude struct {
+	lockTimeout  time.Duration
+	ensureTenant bool
+}
+
+// statements returns the prelude's statements for tenant, with literals only.
+func (p txPrelude) statements(tenant string) []string {
+	var out []string
+	if p.lockTimeout > 0 {
+		out = append(out, fmt.Sprintf("SELECT set_config('lock_timeout', '%dms', true)", max(1, p.lockTimeout.Milliseconds())))
+	}
+	if p.ensureTenant && tenant != "" {
+		out = append(out, "INSERT INTO zb.tenant (id, name) VALUES ("+quoteLiteral(tenant)+", '') ON CONFLICT (id) DO NOTHING")
+	}
+	return out
+}
+
+// beginTenantPrelude is beginTenant with a prelude sent in BEGIN's round trip: a store's
+// transaction went BEGIN, lock timeout, tenant row, then its statements — two round trips fewer
+// now.
+func (c *Coordinator) beginTenantPrelude(ctx context.Context, tenant string, pre txPrelude, fn func(tx pgx.Tx) error) error {
+	return governanceError(pgx.BeginTxFunc(ctx, c.pool, boundBegin(pgx.TxOptions{}, tenant, pre.statements(tenant)...), fn))
+}
+
 // boundBegin returns transaction options whose BEGIN also binds the transaction to tenant, in
 // the same round trip: BEGIN [options]; SELECT set_config('zb.tenant_id', tenant, true) as one
-// simple-protocol query (pgx runs a statement without arguments that way). A separate binding
-// statement cost a round trip per transaction — a quarter of a one-statement read. The tenant
-// travels as a literal (quoteLiteral); with no tenant the options are returned unchanged.
-func boundBegin(opts pgx.TxOptions, tenant string) pgx.TxOptions {
-	if tenant == "" {
+// simple-protocol query (pgx runs a statement without arguments that way), followed by the
+// statements of extra (literals only). A separate binding statement cost a round trip per
+// transaction — a quarter of a one-statement read. The tenant travels as a literal
+// (quoteLiteral); with no tenant and no extra the options are returned unchanged.
+func boundBegin(opts pgx.TxOptions, tenant string, extra ...string) pgx.TxOptions {
+	if tenant == "" && len(extra) == 0 {
 		return opts
 	}
 	var b strings.Builder
@@ -92,7 +121,12 @@ func boundBegin(opts pgx.TxOptions, tenant string) pgx.TxOptions {
 	if opts.DeferrableMode != "" {
 		b.WriteString(" " + string(opts.DeferrableMode))
 	}
-	b.WriteString("; SELECT set_config('zb.tenant_id', " + quoteLiteral(tenant) + ", true)")
+	if tenant != "" {
+		b.WriteString("; SELECT set_config('zb.tenant_id', " + quoteLiteral(tenant) + ", true)")
+	}
+	for _, e := range extra {
+		b.WriteString("; " + e)
+	}
 	return pgx.TxOptions{BeginQuery: b.String(), CommitQuery: opts.CommitQuery}
 }
 

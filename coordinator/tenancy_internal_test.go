@@ -58,6 +58,28 @@ func TestBoundBegin(t *testing.T) {
 	require.NoError(t, conn.QueryRow(ctx, "SELECT zb.current_tenant()").Scan(&after))
 	require.Nil(t, after, "the binding ends with the transaction")
 	require.Equal(t, pgx.TxOptions{IsoLevel: pgx.Serializable}, boundBegin(pgx.TxOptions{IsoLevel: pgx.Serializable}, ""))
+
+	// A prelude travels with BEGIN: the lock timeout holds for the transaction only, and the
+	// tenant's row exists afterwards (also when it already did).
+	pre := txPrelude{lockTimeout: 1500 * time.Millisecond, ensureTenant: true}
+	opts = boundBegin(pgx.TxOptions{}, "prelude-1", pre.statements("prelude-1")...)
+	require.Equal(t, "BEGIN; SELECT set_config('zb.tenant_id', 'prelude-1', true); SELECT set_config('lock_timeout', '1500ms', true); "+
+		"INSERT INTO zb.tenant (id, name) VALUES ('prelude-1', '') ON CONFLICT (id) DO NOTHING", opts.BeginQuery)
+	for range 2 {
+		require.NoError(t, pgx.BeginTxFunc(ctx, conn, opts, func(tx pgx.Tx) error {
+			var lt, tenant string
+			require.NoError(t, tx.QueryRow(ctx, "SELECT current_setting('lock_timeout'), zb.current_tenant()").Scan(&lt, &tenant))
+			require.Equal(t, []string{"1500ms", "prelude-1"}, []string{lt, tenant})
+			return nil
+		}))
+	}
+	var lt string
+	var n int
+	require.NoError(t, conn.QueryRow(ctx, "SELECT current_setting('lock_timeout'), (SELECT count(*) FROM zb.tenant WHERE id = 'prelude-1')").Scan(&lt, &n))
+	require.Equal(t, "0", lt, "the lock timeout ends with the transaction")
+	require.Equal(t, 1, n)
+	require.Empty(t, txPrelude{}.statements("x"))
+	require.Equal(t, []string{"SELECT set_config('lock_timeout', '1ms', true)"}, txPrelude{lockTimeout: time.Microsecond}.statements(""))
 }
 
 // A pipelined statement runs bound to the tenant in one implicit transaction: the binding holds

@@ -645,8 +645,6 @@ type Querier interface {
 	TenantRowSecurityActive(ctx context.Context) (bool, error)
 	// TripleCopyInsert writes the fast and medium copies of a stored memory.
 	TripleCopyInsert(ctx context.Context, arg TripleCopyInsertParams) error
-	// TxSetLockTimeout sets lock_timeout for the rest of the current transaction (e.g. '200ms').
-	TxSetLockTimeout(ctx context.Context, timeout string) error
 	// WorkerHeartbeatDelete removes a stopped worker's row.
 	WorkerHeartbeatDelete(ctx context.Context, workerID string) (int64, error)
 	// WorkerHeartbeatList returns the workers seen since a time.
