@@ -28,9 +28,10 @@ type candRow struct {
 // TestRecallCandidatePaths checks the access paths of 0014's zb.recall_candidates_model
 // against the pre-0014 function (0010's, taken from 0014's down migration and created as
 // zbref.recall_candidates_model) and against an exact ranking, for three tenant sizes:
-//   - small (300 active memories ≤ 1000): every path exact through the tenant btree — rows
-//     identical to 0010's (ids, signals, neighbours, scores);
-//   - large (1 100 > 1000): one HNSW scan for the vector half, the btree for the lexical half;
+//   - small (300 active memories ≤ 1000): the vector half exact through the tenant btree, the
+//     lexical half from the postings (0018; before, the tenant btree) — rows identical to
+//     0010's (ids, signals, neighbours, scores);
+//   - large (1 100 > 1000): one HNSW scan for the vector half, the postings for the lexical half;
 //   - larger (6 100 > 5 000, the postings path): the lexical half through zb.recall_lexical /
 //     recall_lexical_scan, which since 0018 reads the query terms' postings
 //     (zb.memory_posting) and ranks exactly (from 0015 to 0017 it estimated the frequency of
@@ -203,8 +204,8 @@ func TestRecallCandidatePaths(t *testing.T) {
 			require.GreaterOrEqual(t, r, 0.95, phase)
 		}
 	}
-	check(small, "small tenant (btree, exact)", 300, 300, true, false)
-	check(large, "large tenant (HNSW + btree lexical)", 1100, 1100, false, false)
+	check(small, "small tenant (btree vector, postings lexical; exact)", 300, 300, true, false)
+	check(large, "large tenant (HNSW + postings lexical)", 1100, 1100, false, false)
 	// 5 000 more memories: more than 5000 documents, the lexical half reads the postings and is
 	// exact; deep recall takes the GIN path, which estimates.
 	storeFrom(large, 1100, 5000)
