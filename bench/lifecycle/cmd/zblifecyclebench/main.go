@@ -41,6 +41,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	target := fs.Int("migrate-target", 0, "last zb migration to apply (0: all)")
 	seed := fs.Uint64("seed", 1, "seed of the generated data")
 	maintSizes := fs.String("maint-sizes", "", "comma-separated tenant sizes of the review/propagation benchmark (default 10000,100000)")
+	decaySizes := fs.String("decay-sizes", "", "comma-separated memory counts of the decay benchmark (default 10000,100000; -decay-1m adds 1M)")
 	only := fs.String("only", "", "run only these experiments, comma-separated: decay, maint, sleep, derive (default: all)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -56,16 +57,22 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		cfg.DecaySizes, cfg.SleepSizes, cfg.DeriveTenants, cfg.DerivePerTenant = []int{2_000}, []int{500, 1_000}, 2, 200
 		cfg.MaintSizes = []int{1_000, 4_000}
 	}
-	if *maintSizes != "" {
-		cfg.MaintSizes = nil
-		for _, x := range strings.Split(*maintSizes, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(x))
-			if err != nil {
-				fmt.Fprintf(stderr, "zblifecyclebench: -maint-sizes: %q is not a number\n", x)
-				return 2
-			}
-			cfg.MaintSizes = append(cfg.MaintSizes, n)
+	for _, f := range []struct {
+		name, value string
+		into        *[]int
+	}{{"maint-sizes", *maintSizes, &cfg.MaintSizes}, {"decay-sizes", *decaySizes, &cfg.DecaySizes}} {
+		if f.value == "" {
+			continue
 		}
+		ns, err := parseSizes(f.value)
+		if err != nil {
+			fmt.Fprintf(stderr, "zblifecyclebench: -%s: %v\n", f.name, err)
+			return 2
+		}
+		if f.name == "decay-sizes" && *decay1M {
+			ns = append(ns, 1_000_000)
+		}
+		*f.into = ns
 	}
 	if *only != "" {
 		want := map[string]bool{}
@@ -150,4 +157,17 @@ func ephemeral(ctx context.Context) (string, func(), error) {
 		return "", nil, err
 	}
 	return u, cleanup, nil
+}
+
+// parseSizes parses comma-separated positive memory counts.
+func parseSizes(s string) ([]int, error) {
+	var out []int
+	for _, x := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(x))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("%q is not a positive number", x)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }

@@ -1,0 +1,26 @@
+package main
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseSizes(t *testing.T) {
+	ns, err := parseSizes("1000, 10000,100000")
+	require.NoError(t, err)
+	require.Equal(t, []int{1000, 10000, 100000}, ns)
+	for _, bad := range []string{"", "1k", "0", "-5", "10,,20"} {
+		_, err := parseSizes(bad)
+		require.Error(t, err, bad)
+	}
+}
+
+func TestRunRejectsBadSizes(t *testing.T) {
+	for _, flag := range []string{"-decay-sizes", "-maint-sizes"} {
+		var out, errb bytes.Buffer
+		require.Equal(t, 2, run([]string{flag, "10,ten"}, func(string) string { return "" }, &out, &errb))
+		require.Contains(t, errb.String(), flag[1:]+`: "ten" is not a positive number`)
+	}
+}
