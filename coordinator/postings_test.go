@@ -17,21 +17,21 @@ import (
 )
 
 // requirePostingsMirror checks that zb.memory_posting holds exactly one row per active memory
-// of tenant and distinct term, with the term's frequency, the memory's length, layer and
-// session, and returns how many rows that is.
+// of tenant and distinct term, with the term's frequency, the memory's length, layer, session
+// and validity end, and returns how many rows that is.
 func requirePostingsMirror(t *testing.T, pool *pgxpool.Pool, tenant string) int {
 	t.Helper()
 	var want, diff int
 	require.NoError(t, pool.QueryRow(ctxT(t), `
-		WITH m AS (SELECT m.id, u.t, m.layer, count(*) AS tf, m.term_count AS dl, m.session_id
+		WITH m AS (SELECT m.id, u.t, m.layer, count(*) AS tf, m.term_count AS dl, m.session_id, m.valid_to
 		           FROM zb.memory m CROSS JOIN LATERAL unnest(m.terms) u(t)
 		           WHERE m.tenant_id = $1 AND m.status = 'active'
-		           GROUP BY m.id, u.t, m.layer, m.term_count, m.session_id),
-		     p AS (SELECT memory_id AS id, term AS t, layer, tf, dl, session_id FROM zb.memory_posting WHERE tenant_id = $1)
+		           GROUP BY m.id, u.t, m.layer, m.term_count, m.session_id, m.valid_to),
+		     p AS (SELECT memory_id AS id, term AS t, layer, tf, dl, session_id, valid_to FROM zb.memory_posting WHERE tenant_id = $1)
 		SELECT (SELECT count(*) FROM m),
 		       (SELECT count(*) FROM m FULL JOIN p USING (id, t)
 		        WHERE m.id IS NULL OR p.id IS NULL OR m.layer <> p.layer OR m.tf <> p.tf OR m.dl <> p.dl
-		           OR m.session_id IS DISTINCT FROM p.session_id)`,
+		           OR m.session_id IS DISTINCT FROM p.session_id OR m.valid_to IS DISTINCT FROM p.valid_to)`,
 		tenant).Scan(&want, &diff))
 	require.Zero(t, diff, "zb.memory_posting differs from the active memories' terms in %d rows", diff)
 	return want
@@ -109,6 +109,12 @@ func TestPostingsMirrorMemory(t *testing.T) {
 	require.Equal(t, after+1, requirePostingsMirror(t, pool, ten))
 	execSQL(t, pool, `UPDATE zb.memory SET layer = 'procedural' WHERE tenant_id = $1 AND id = $2`, ten, victim)
 	require.Equal(t, after+1, requirePostingsMirror(t, pool, ten))
+	execSQL(t, pool, `UPDATE zb.memory SET valid_to = coalesce(valid_from, created_at) + interval '1 day' WHERE tenant_id = $1 AND id = $2`, ten, victim)
+	require.Equal(t, after+1, requirePostingsMirror(t, pool, ten))
+	var ended int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM zb.memory_posting WHERE tenant_id = $1 AND memory_id = $2 AND valid_to IS NOT NULL`,
+		ten, victim).Scan(&ended))
+	require.Positive(t, ended, "the validity end reached the postings")
 	var withSession int
 	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM zb.memory_posting WHERE tenant_id = $1 AND session_id = $2`,
 		ten, sess).Scan(&withSession))
@@ -133,8 +139,8 @@ func TestPostingsMirrorMemory(t *testing.T) {
 
 // zb.recall_lexical_postings (0018) ranks exactly: its document and session frequencies are the
 // counts over the tenant's active memories, and per layer its candidates are the top k by
-// zb.bm25_doc over every active memory that passes recall's filters — also when the filters
-// reject every memory of the first pass (the best 4·k by score), which takes the second pass.
+// zb.bm25_doc over every active memory that passes recall's filters — the validity end from the
+// postings (the best 4·k+2 of every layer superseded), the others from zb.memory.
 func TestLexicalPostingsExact(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
@@ -224,8 +230,7 @@ func TestLexicalPostingsExact(t *testing.T) {
 		return len(ids)
 	}(), "k per filled layer")
 
-	// Superseded: the best 4·k of every layer get a validity end in the past, so the first pass
-	// finds none of them usable and the second pass ranks the rest.
+	// Superseded: the best 4·k+2 of every layer get a validity end before the recall's time.
 	var matches int
 	require.NoError(t, pool.QueryRow(ctx, `SELECT min(n) FROM (SELECT count(*) AS n FROM zb.memory
 		WHERE tenant_id = $1 AND terms && $2 GROUP BY layer) x`, ten, terms).Scan(&matches))

@@ -12,18 +12,19 @@
 -- approximation.
 --
 -- zb.memory_posting holds one row per (active memory, distinct term): the tenant, the term, the
--- memory's layer, its id, the term's frequency in it, its length in terms and its session.
--- The primary key (tenant_id, term, layer, memory_id) carries the rest as INCLUDE columns, so
--- the query terms' postings are one index-only range scan per term: document frequencies
--- (exact, not estimated), session frequencies and every matching memory's exact BM25 score
--- come from the index alone, and only the best few per layer are read from the heap to apply
--- recall's filters (validity, as-of, context, event time). The ranking is exact: zb.bm25_doc's
--- scores (each term's part rounded to 2^-40 so that the order of summation cannot matter).
+-- memory's layer, its id, the term's frequency in it, its length in terms, its session and its
+-- validity end. The primary key (tenant_id, term, layer, memory_id) carries the rest as INCLUDE
+-- columns, so the query terms' postings are one index-only range scan per term: document
+-- frequencies (exact, not estimated), session frequencies, every matching memory's exact BM25
+-- score and whether it is still valid come from the index alone — an unfiltered recall reads no
+-- row of zb.memory; one filtered by time, as-of or context reads the scored memories' rows. The
+-- ranking is exact: zb.bm25_doc's scores (each term's part rounded to 2^-40 so that the order of
+-- summation cannot matter).
 --
 -- Triggers on zb.memory keep the table exact for every writer (coordinator, SQL API, import,
 -- derive, decay and sleep archiving, erase): a statement trigger over the transition table for
 -- INSERT and COPY and one for DELETE, and a row trigger for an UPDATE that changes the terms,
--- the length, the layer, the status or the session. Recall's access update and every other
+-- the length, the layer, the status, the session or the validity end. Recall's access update and every other
 -- write leave it alone (its WHEN clause is false).
 --
 -- Deep recall (consolidated and archived memories too) keeps 0015's GIN path, renamed
@@ -50,7 +51,8 @@ CREATE TABLE zb.memory_posting (
     tf         integer         NOT NULL CHECK (tf > 0),
     dl         integer         NOT NULL CHECK (dl >= 0),
     session_id uuid,
-    PRIMARY KEY (tenant_id, term, layer, memory_id) INCLUDE (tf, dl, session_id)
+    valid_to   timestamptz,
+    PRIMARY KEY (tenant_id, term, layer, memory_id) INCLUDE (tf, dl, session_id, valid_to)
 );
 
 COMMENT ON TABLE zb.memory_posting IS
@@ -58,22 +60,22 @@ COMMENT ON TABLE zb.memory_posting IS
 
 SELECT zb.secure_tenant_table('zb.memory_posting');
 
-INSERT INTO zb.memory_posting (tenant_id, term, layer, memory_id, tf, dl, session_id)
-SELECT m.tenant_id, u.t, m.layer, m.id, count(*), m.term_count, m.session_id
+INSERT INTO zb.memory_posting (tenant_id, term, layer, memory_id, tf, dl, session_id, valid_to)
+SELECT m.tenant_id, u.t, m.layer, m.id, count(*), m.term_count, m.session_id, m.valid_to
 FROM zb.memory m CROSS JOIN LATERAL unnest(m.terms) u(t)
 WHERE m.status = 'active'
-GROUP BY m.tenant_id, u.t, m.layer, m.id, m.term_count, m.session_id;
+GROUP BY m.tenant_id, u.t, m.layer, m.id, m.term_count, m.session_id, m.valid_to;
 
 -- New rows: one statement per INSERT or COPY, over its transition table.
 CREATE FUNCTION zb.memory_posting_inserted() RETURNS trigger
 LANGUAGE plpgsql
 AS $$
 BEGIN
-    INSERT INTO zb.memory_posting (tenant_id, term, layer, memory_id, tf, dl, session_id)
-    SELECT n.tenant_id, u.t, n.layer, n.id, count(*), n.term_count, n.session_id
+    INSERT INTO zb.memory_posting (tenant_id, term, layer, memory_id, tf, dl, session_id, valid_to)
+    SELECT n.tenant_id, u.t, n.layer, n.id, count(*), n.term_count, n.session_id, n.valid_to
     FROM new_rows n CROSS JOIN LATERAL unnest(n.terms) u(t)
     WHERE n.status = 'active'
-    GROUP BY n.tenant_id, u.t, n.layer, n.id, n.term_count, n.session_id;
+    GROUP BY n.tenant_id, u.t, n.layer, n.id, n.term_count, n.session_id, n.valid_to;
     RETURN NULL;
 END
 $$;
@@ -102,8 +104,8 @@ BEGIN
         WHERE p.tenant_id = OLD.tenant_id AND p.term = ANY (OLD.terms) AND p.layer = OLD.layer AND p.memory_id = OLD.id;
     END IF;
     IF NEW.status = 'active' THEN
-        INSERT INTO zb.memory_posting (tenant_id, term, layer, memory_id, tf, dl, session_id)
-        SELECT NEW.tenant_id, u.t, NEW.layer, NEW.id, count(*), NEW.term_count, NEW.session_id
+        INSERT INTO zb.memory_posting (tenant_id, term, layer, memory_id, tf, dl, session_id, valid_to)
+        SELECT NEW.tenant_id, u.t, NEW.layer, NEW.id, count(*), NEW.term_count, NEW.session_id, NEW.valid_to
         FROM unnest(NEW.terms) u(t)
         GROUP BY u.t;
     END IF;
@@ -117,10 +119,10 @@ CREATE TRIGGER memory_posting_insert AFTER INSERT ON zb.memory
 CREATE TRIGGER memory_posting_delete AFTER DELETE ON zb.memory
     REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION zb.memory_posting_deleted();
 
-CREATE TRIGGER memory_posting_update AFTER UPDATE OF terms, term_count, layer, status, session_id ON zb.memory FOR EACH ROW
+CREATE TRIGGER memory_posting_update AFTER UPDATE OF terms, term_count, layer, status, session_id, valid_to ON zb.memory FOR EACH ROW
     WHEN (OLD.terms IS DISTINCT FROM NEW.terms OR OLD.term_count IS DISTINCT FROM NEW.term_count
           OR OLD.layer IS DISTINCT FROM NEW.layer OR (OLD.status = 'active') IS DISTINCT FROM (NEW.status = 'active')
-          OR OLD.session_id IS DISTINCT FROM NEW.session_id)
+          OR OLD.session_id IS DISTINCT FROM NEW.session_id OR OLD.valid_to IS DISTINCT FROM NEW.valid_to)
     EXECUTE FUNCTION zb.memory_posting_updated();
 
 -- The 0015 lexical half (GIN index and heap) stays for deep recall.
@@ -131,10 +133,9 @@ ALTER FUNCTION zb.recall_lexical_scan(text, text[], bigint, double precision, do
 -- recall_lexical_postings: the lexical half from the postings. An index-only count per query term
 -- gives the document and session frequencies over the tenant's active memories (as 0015 counted
 -- them, but exact at any size); one index-only read of the query terms' postings gives every
--- matching memory's BM25 score (k1 1.2, b 0.75). Per layer the best p_k that pass recall's
--- filters are taken from the best c_depth·p_k by score, read from the heap; a layer where fewer
--- than p_k of those pass but more candidates exist is then checked in full (a filtered recall:
--- time range, as-of, contexts).
+-- matching memory's BM25 score (k1 1.2, b 0.75) and its validity end, and per layer the best p_k
+-- are the candidates — no row of zb.memory is read. A filtered recall (time range, as-of,
+-- contexts: columns only zb.memory holds) reads the scored memories' rows for the filters.
 CREATE FUNCTION zb.recall_lexical_postings(
     p_tenant text, p_terms text[], p_n bigint, p_sn double precision, p_avgdl double precision,
     p_layers zb.memory_layer[], p_k integer, p_now timestamptz, p_from timestamptz, p_to timestamptz,
@@ -146,9 +147,7 @@ SET search_path = pg_catalog, pg_temp
 SET plan_cache_mode = 'force_generic_plan'
 AS $$
 DECLARE
-    c_depth constant integer := 4;
-    v_all   boolean := p_from IS NOT NULL OR p_to IS NOT NULL OR p_as_of IS NOT NULL OR p_contexts IS NOT NULL;
-    v_again boolean;
+    v_filtered boolean := p_from IS NOT NULL OR p_to IS NOT NULL OR p_as_of IS NOT NULL OR p_contexts IS NOT NULL;
 BEGIN
     -- Document and session frequencies: one index-only count per term.
     SELECT coalesce(array_agg(ln(1 + (p_n - f.df + 0.5) / (f.df + 0.5))::double precision ORDER BY q.o), '{}'),
@@ -159,15 +158,16 @@ BEGIN
         SELECT count(*) AS df, count(DISTINCT po.session_id) FILTER (WHERE po.session_id IS NOT NULL) AS sdf
         FROM zb.memory_posting po WHERE po.tenant_id = p_tenant AND po.term = q.t
     ) f;
-    LOOP
+    -- Each term's BM25 part (k1 1.2, b 0.75, zb.bm25_doc's arithmetic) is rounded to a multiple
+    -- of 2^-40, so that the sum is exact in any order: the ranking does not depend on the order
+    -- in which the plan aggregates (zb.bm25_doc's unrounded score, which recall uses, differs
+    -- from it by less than 1e-11). The weights are a one-row CTE: a PL/pgSQL array variable read
+    -- once per posting is copied each time (12 µs a row).
+    IF NOT v_filtered THEN
+        -- Live memories whose validity has not ended: everything is in the index.
         WITH w AS MATERIALIZED (
-            -- The weights as a row (a PL/pgSQL array read once per posting is copied each time).
             SELECT idf AS idf
         ), s AS MATERIALIZED (
-            -- Each term's BM25 part (k1 1.2, b 0.75, zb.bm25_doc's arithmetic) rounded to a
-            -- multiple of 2^-40, so that the sum is exact in any order: the ranking does not
-            -- depend on the order in which the plan aggregates (zb.bm25_doc's unrounded score,
-            -- which recall uses, differs from it by less than 1e-11).
             SELECT po.memory_id, po.layer,
                    sum(round(w.idf[array_position(p_terms, po.term)] * po.tf * (1.2::double precision + 1)
                              / (po.tf + 1.2::double precision * (1 - 0.75::double precision
@@ -175,41 +175,43 @@ BEGIN
                        / 1099511627776.0::double precision) AS score
             FROM w CROSS JOIN zb.memory_posting po
             WHERE po.tenant_id = p_tenant AND po.term = ANY (p_terms) AND po.layer = ANY (p_layers)
+              AND (po.valid_to IS NULL OR po.valid_to > p_now)
             GROUP BY po.memory_id, po.layer
-        ), top AS MATERIALIZED (
-            -- Per layer the best c_depth·p_k by score (a bounded sort), or all of them.
-            SELECT t.memory_id, t.layer, t.score
-            FROM (SELECT DISTINCT u AS layer FROM unnest(p_layers) u) l
-            CROSS JOIN LATERAL (
-                SELECT s.memory_id, s.layer, s.score FROM s WHERE s.layer = l.layer
-                ORDER BY s.score DESC, s.memory_id
-                LIMIT CASE WHEN v_all THEN NULL ELSE c_depth * p_k END
-            ) t
-        ), ok AS MATERIALIZED (
-            SELECT top.memory_id, top.layer,
-                   row_number() OVER (PARTITION BY top.layer ORDER BY top.score DESC, top.memory_id) AS rn
-            FROM top
-            JOIN zb.memory m ON m.tenant_id = p_tenant AND m.id = top.memory_id
-            WHERE m.status = 'active'
-              AND (m.valid_to IS NULL OR m.valid_to > coalesce(p_as_of, p_now))
-              AND (p_as_of IS NULL OR m.valid_from IS NULL OR m.valid_from <= p_as_of)
-              AND (p_as_of IS NULL OR m.created_at <= p_as_of)
-              AND (p_contexts IS NULL OR m.context = ANY (p_contexts))
-              AND (m.layer = 'core' OR p_from IS NULL
-                   OR coalesce(m.event_to, m.occurred_at + interval '1 microsecond', m.created_at + interval '1 microsecond') > p_from)
-              AND (m.layer = 'core' OR p_to IS NULL OR coalesce(m.event_from, m.occurred_at, m.created_at) < p_to)
-        ), n AS (
-            -- Per layer: candidates scored, and how many of those read passed the filters.
-            SELECT s.layer, count(*) AS n,
-                   (SELECT count(*) FROM ok WHERE ok.layer = s.layer AND ok.rn <= p_k) AS passed
-            FROM s GROUP BY s.layer
         )
-        SELECT (SELECT coalesce(array_agg(ok.memory_id ORDER BY ok.memory_id), '{}') FROM ok WHERE ok.rn <= p_k),
-               NOT v_all AND EXISTS (SELECT 1 FROM n WHERE n.n > c_depth * p_k AND n.passed < p_k)
-        INTO ids, v_again;
-        EXIT WHEN NOT v_again;
-        v_all := true;
-    END LOOP;
+        SELECT coalesce(array_agg(t.memory_id ORDER BY t.memory_id), '{}') INTO ids
+        FROM (SELECT DISTINCT u AS layer FROM unnest(p_layers) u) l
+        CROSS JOIN LATERAL (
+            SELECT s.memory_id FROM s WHERE s.layer = l.layer ORDER BY s.score DESC, s.memory_id LIMIT p_k
+        ) t;
+        RETURN;
+    END IF;
+    -- A filtered recall (time range, as-of, contexts): every scored memory's row is read for the
+    -- filters, which only zb.memory holds.
+    WITH w AS MATERIALIZED (
+        SELECT idf AS idf
+    ), s AS (
+        SELECT po.memory_id, po.layer,
+               sum(round(w.idf[array_position(p_terms, po.term)] * po.tf * (1.2::double precision + 1)
+                         / (po.tf + 1.2::double precision * (1 - 0.75::double precision
+                            + 0.75::double precision * po.dl / greatest(p_avgdl, 1e-9))) * 1099511627776.0::double precision)
+                   / 1099511627776.0::double precision) AS score
+        FROM w CROSS JOIN zb.memory_posting po
+        WHERE po.tenant_id = p_tenant AND po.term = ANY (p_terms) AND po.layer = ANY (p_layers)
+        GROUP BY po.memory_id, po.layer
+    ), ok AS (
+        SELECT s.memory_id, row_number() OVER (PARTITION BY s.layer ORDER BY s.score DESC, s.memory_id) AS rn
+        FROM s
+        JOIN zb.memory m ON m.tenant_id = p_tenant AND m.id = s.memory_id
+        WHERE m.status = 'active'
+          AND (m.valid_to IS NULL OR m.valid_to > coalesce(p_as_of, p_now))
+          AND (p_as_of IS NULL OR m.valid_from IS NULL OR m.valid_from <= p_as_of)
+          AND (p_as_of IS NULL OR m.created_at <= p_as_of)
+          AND (p_contexts IS NULL OR m.context = ANY (p_contexts))
+          AND (m.layer = 'core' OR p_from IS NULL
+               OR coalesce(m.event_to, m.occurred_at + interval '1 microsecond', m.created_at + interval '1 microsecond') > p_from)
+          AND (m.layer = 'core' OR p_to IS NULL OR coalesce(m.event_from, m.occurred_at, m.created_at) < p_to)
+    )
+    SELECT coalesce(array_agg(ok.memory_id ORDER BY ok.memory_id), '{}') INTO ids FROM ok WHERE ok.rn <= p_k;
 END
 $$;
 
