@@ -569,6 +569,7 @@ type ZbMemoryPosting struct {
 	Tf        int32         `json:"tf"`
 	Dl        int32         `json:"dl"`
 	SessionID *uuid.UUID    `json:"session_id"`
+	ValidTo   *time.Time    `json:"valid_to"`
 }
 
 // Derive's queue: one row per memory whose derived_at is NULL, kept by triggers on zb.memory.
