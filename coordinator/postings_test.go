@@ -39,8 +39,9 @@ func requirePostingsMirror(t *testing.T, pool *pgxpool.Pool, tenant string) int 
 
 // Recall's postings (0018) are kept by triggers on zb.memory: every way a memory is written —
 // INSERT (Store), COPY (StoreBatch), derive, recall, decay's archive, plain SQL changes of
-// status, terms, layer and session, the deletion of a session, erase of a memory and of the
-// tenant — leaves them equal to the active memories' terms.
+// status, terms, layer, session and validity end, the deletion of a session, a plain DELETE of
+// 250 memories (the delete trigger's one-pass branch), erase of a memory and of the tenant —
+// leaves them equal to the active memories' terms.
 func TestPostingsMirrorMemory(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
@@ -129,6 +130,18 @@ func TestPostingsMirrorMemory(t *testing.T) {
 	_, err = b.co.Erase(ctx, ten, coordinator.ScopeMemory(victim), nil)
 	require.NoError(t, err)
 	require.Less(t, requirePostingsMirror(t, pool, ten), after)
+	// More than 200 memories deleted in one statement take the trigger's one-pass branch.
+	var more []coordinator.StoreInput
+	for i := range 250 {
+		more = append(more, coordinator.StoreInput{TenantID: ten, Layer: coordinator.LayerSemantic,
+			Content: fmt.Sprintf("%s painted the %s fence in %s", hotName(i), hotWord(i), hotPlace(i))})
+	}
+	_, err = b.co.StoreBatch(ctx, more)
+	require.NoError(t, err)
+	withMore := requirePostingsMirror(t, pool, ten)
+	require.Greater(t, withMore, 250*4)
+	execSQL(t, pool, `DELETE FROM zb.memory WHERE tenant_id = $1 AND content LIKE '% painted the %'`, ten)
+	require.Less(t, requirePostingsMirror(t, pool, ten), withMore-250*4)
 	_, err = b.co.Erase(ctx, ten, coordinator.ScopeTenant(), nil)
 	require.NoError(t, err)
 	require.Zero(t, requirePostingsMirror(t, pool, ten))

@@ -80,19 +80,33 @@ BEGIN
 END
 $$;
 
--- Deleted rows: their postings, by primary key. The two maintenance functions plan with
--- sequential scans off: right after a bulk load, before autovacuum has analyzed the table,
--- the planner may take zb.memory_posting for empty and scan it whole for every changed row.
+-- Deleted rows: their postings. Up to 200 deleted memories of a tenant in one statement: one
+-- whole-key probe per memory and term; more (a session, a context, a tenant erased): one pass
+-- over the tenant's postings with the ids hashed. A join of the deleted keys with the postings
+-- was planned, before a fresh tenant's postings had statistics, as a scan of the tenant's
+-- postings per deleted memory (a tenant of 10 000 erased in 29 s instead of well under one).
+-- The two maintenance functions plan with sequential scans off for the same reason.
 CREATE FUNCTION zb.memory_posting_deleted() RETURNS trigger
 LANGUAGE plpgsql
 SET enable_seqscan = off
 AS $$
+DECLARE
+    r record;
+    k record;
 BEGIN
-    DELETE FROM zb.memory_posting p
-    USING (SELECT DISTINCT o.tenant_id, u.t, o.layer, o.id
-           FROM old_rows o CROSS JOIN LATERAL unnest(o.terms) u(t)
-           WHERE o.status = 'active') d
-    WHERE p.tenant_id = d.tenant_id AND p.term = d.t AND p.layer = d.layer AND p.memory_id = d.id;
+    FOR r IN SELECT o.tenant_id, array_agg(o.id) AS ids, count(*) AS n
+             FROM old_rows o WHERE o.status = 'active' AND cardinality(o.terms) > 0 GROUP BY o.tenant_id LOOP
+        IF r.n <= 200 THEN
+            FOR k IN SELECT DISTINCT o.layer, o.id, u.t
+                     FROM old_rows o CROSS JOIN LATERAL unnest(o.terms) u(t)
+                     WHERE o.tenant_id = r.tenant_id AND o.status = 'active' LOOP
+                DELETE FROM zb.memory_posting p
+                WHERE p.tenant_id = r.tenant_id AND p.term = k.t AND p.layer = k.layer AND p.memory_id = k.id;
+            END LOOP;
+        ELSE
+            DELETE FROM zb.memory_posting p WHERE p.tenant_id = r.tenant_id AND p.memory_id = ANY (r.ids);
+        END IF;
+    END LOOP;
     RETURN NULL;
 END
 $$;
