@@ -470,7 +470,9 @@ func TestHTTPRetries(t *testing.T) {
 		_, err := e.Embed(ctx, []string{"a"})
 		require.ErrorIs(t, err, context.DeadlineExceeded)
 		require.ErrorContains(t, err, "after 2 attempt(s)")
-		require.EqualValues(t, 2, f.requests.Load())
+		// The client made two attempts (the error says so); the server counts the second only
+		// if it arrived within its 20 ms — on a loaded machine it may not have.
+		require.Contains(t, []int64{1, 2}, f.requests.Load())
 		require.Len(t, waits.get(), 1)
 	})
 
