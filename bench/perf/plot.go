@@ -1,6 +1,7 @@
 package perf
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -63,15 +64,7 @@ func RecallCurves(figs []RecallFigure) []Curve {
 }
 
 func sortPoints(ps []Point) []Point {
-	slices.SortFunc(ps, func(a, b Point) int {
-		switch {
-		case a.N < b.N:
-			return -1
-		case a.N > b.N:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(ps, func(a, b Point) int { return cmp.Compare(a.N, b.N) })
 	return ps
 }
 

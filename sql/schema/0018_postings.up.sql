@@ -189,33 +189,12 @@ BEGIN
     -- in which the plan aggregates (zb.bm25_doc's unrounded score, which recall uses, differs
     -- from it by less than 1e-11). The weights are a one-row CTE: a PL/pgSQL array variable read
     -- once per posting is copied each time (12 µs a row).
-    IF NOT v_filtered THEN
-        -- Live memories whose validity has not ended: everything is in the index.
-        WITH w AS MATERIALIZED (
-            SELECT idf AS idf
-        ), s AS MATERIALIZED (
-            SELECT po.memory_id, po.layer,
-                   sum(round(w.idf[array_position(p_terms, po.term)] * po.tf * (1.2::double precision + 1)
-                             / (po.tf + 1.2::double precision * (1 - 0.75::double precision
-                                + 0.75::double precision * po.dl / greatest(p_avgdl, 1e-9))) * 1099511627776.0::double precision)
-                       / 1099511627776.0::double precision) AS score
-            FROM w CROSS JOIN zb.memory_posting po
-            WHERE po.tenant_id = p_tenant AND po.term = ANY (p_terms) AND po.layer = ANY (p_layers)
-              AND (po.valid_to IS NULL OR po.valid_to > p_now)
-            GROUP BY po.memory_id, po.layer
-        )
-        SELECT coalesce(array_agg(t.memory_id ORDER BY t.memory_id), '{}') INTO ids
-        FROM (SELECT DISTINCT u AS layer FROM unnest(p_layers) u) l
-        CROSS JOIN LATERAL (
-            SELECT s.memory_id FROM s WHERE s.layer = l.layer ORDER BY s.score DESC, s.memory_id LIMIT p_k
-        ) t;
-        RETURN;
-    END IF;
-    -- A filtered recall (time range, as-of, contexts): every scored memory's row is read for the
-    -- filters, which only zb.memory holds.
+    -- Per layer the best p_k still-valid memories by score; a filtered recall (time range, as-of,
+    -- contexts: columns only zb.memory holds) also reads each scored memory's row for the filters,
+    -- an unfiltered one reads none (the OR stops at its first operand).
     WITH w AS MATERIALIZED (
         SELECT idf AS idf
-    ), s AS (
+    ), s AS MATERIALIZED (
         SELECT po.memory_id, po.layer,
                sum(round(w.idf[array_position(p_terms, po.term)] * po.tf * (1.2::double precision + 1)
                          / (po.tf + 1.2::double precision * (1 - 0.75::double precision
@@ -223,21 +202,26 @@ BEGIN
                    / 1099511627776.0::double precision) AS score
         FROM w CROSS JOIN zb.memory_posting po
         WHERE po.tenant_id = p_tenant AND po.term = ANY (p_terms) AND po.layer = ANY (p_layers)
+          AND (po.valid_to IS NULL OR po.valid_to > coalesce(p_as_of, p_now))
         GROUP BY po.memory_id, po.layer
-    ), ok AS (
-        SELECT s.memory_id, row_number() OVER (PARTITION BY s.layer ORDER BY s.score DESC, s.memory_id) AS rn
-        FROM s
-        JOIN zb.memory m ON m.tenant_id = p_tenant AND m.id = s.memory_id
-        WHERE m.status = 'active'
-          AND (m.valid_to IS NULL OR m.valid_to > coalesce(p_as_of, p_now))
-          AND (p_as_of IS NULL OR m.valid_from IS NULL OR m.valid_from <= p_as_of)
-          AND (p_as_of IS NULL OR m.created_at <= p_as_of)
-          AND (p_contexts IS NULL OR m.context = ANY (p_contexts))
-          AND (m.layer = 'core' OR p_from IS NULL
-               OR coalesce(m.event_to, m.occurred_at + interval '1 microsecond', m.created_at + interval '1 microsecond') > p_from)
-          AND (m.layer = 'core' OR p_to IS NULL OR coalesce(m.event_from, m.occurred_at, m.created_at) < p_to)
     )
-    SELECT coalesce(array_agg(ok.memory_id ORDER BY ok.memory_id), '{}') INTO ids FROM ok WHERE ok.rn <= p_k;
+    SELECT coalesce(array_agg(t.memory_id ORDER BY t.memory_id), '{}') INTO ids
+    FROM (SELECT DISTINCT u AS layer FROM unnest(p_layers) u) l
+    CROSS JOIN LATERAL (
+        SELECT s.memory_id FROM s
+        WHERE s.layer = l.layer
+          AND (NOT v_filtered OR EXISTS (
+              SELECT 1 FROM zb.memory m
+              WHERE m.tenant_id = p_tenant AND m.id = s.memory_id AND m.status = 'active'
+                AND (p_as_of IS NULL OR m.valid_from IS NULL OR m.valid_from <= p_as_of)
+                AND (p_as_of IS NULL OR m.created_at <= p_as_of)
+                AND (p_contexts IS NULL OR m.context = ANY (p_contexts))
+                AND (m.layer = 'core' OR p_from IS NULL
+                     OR coalesce(m.event_to, m.occurred_at + interval '1 microsecond', m.created_at + interval '1 microsecond') > p_from)
+                AND (m.layer = 'core' OR p_to IS NULL OR coalesce(m.event_from, m.occurred_at, m.created_at) < p_to)))
+        ORDER BY s.score DESC, s.memory_id
+        LIMIT p_k
+    ) t;
 END
 $$;
 
