@@ -205,9 +205,13 @@ func (c *Coordinator) neuroRecord(ctx context.Context, q *db.Queries, tenant str
 
 // neuroOnStore records a stored memory's events: a prediction error when it superseded stored
 // facts or was superseded at once (a known value changed).
-func (c *Coordinator) neuroOnStore(ctx context.Context, q *db.Queries, sw switchSet, tenant string, res *StoreResult, now time.Time) error {
+func (c *Coordinator) neuroOnStore(ctx context.Context, q *db.Queries, tenant string, res *StoreResult, now time.Time) error {
 	if len(res.Superseded) == 0 && res.SupersededBy == 0 {
 		return nil
+	}
+	sw, err := c.switches(ctx, q, tenant)
+	if err != nil {
+		return err
 	}
 	id := res.ID
 	return c.neuroEmit(ctx, q, tenant, sw, now, []neuroEvent{{Type: pma.EventPredictionError, Magnitude: NeuroSupersedeMagnitude, MemoryID: &id}})

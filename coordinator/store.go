@@ -369,16 +369,23 @@ func (c *Coordinator) Store(ctx context.Context, in StoreInput) (*StoreResult, e
 	res := &StoreResult{Layer: p.layer, Kind: p.kind, Route: p.route, Outcome: OutcomeCreated, Fact: p.fact,
 		Dates: p.dates, Embedded: p.embedding != nil}
 	err = c.beginTenantPrelude(ctx, in.TenantID, txPrelude{lockTimeout: StoreLockTimeout, ensureTenant: true}, func(tx pgx.Tx) error {
-		q := c.q.WithTx(tx)
+		pt := newPipeTx(tx)
+		q := c.q.WithTx(pt)
 		if in.SessionID != nil {
 			if err := q.SessionTouch(ctx, db.SessionTouchParams{TenantID: in.TenantID, ID: *in.SessionID, Context: p.context, Now: now}); err != nil {
 				return err
 			}
 		}
+		var err error
 		if p.layer == LayerCore {
-			return c.storeCore(ctx, tx, q, p, res)
+			err = c.storeCore(ctx, pt, q, p, res)
+		} else {
+			err = c.storeNew(ctx, pt, q, p, res)
 		}
-		return c.storeNew(ctx, tx, q, p, res)
+		if err != nil {
+			return err
+		}
+		return pt.Flush(ctx)
 	})
 	if err != nil {
 		return nil, interpretError("storing memory", err)
@@ -408,7 +415,10 @@ func (c *Coordinator) insertParams(p *prepared) db.MemoryStoreParams {
 	}
 }
 
-func (c *Coordinator) storeNew(ctx context.Context, tx pgx.Tx, q *db.Queries, p *prepared, res *StoreResult) error {
+// storeNew inserts a new memory. Its triple copies, procedure and audit row wait in pt's queue
+// and go out with the derive job's insert: a plain store is four round trips (BEGIN with the
+// tenant binding, the INSERT, the rest, COMMIT).
+func (c *Coordinator) storeNew(ctx context.Context, pt *pipeTx, q *db.Queries, p *prepared, res *StoreResult) error {
 	params := c.insertParams(p)
 	recheck := false
 
@@ -464,34 +474,33 @@ func (c *Coordinator) storeNew(ctx context.Context, tx pgx.Tx, q *db.Queries, p 
 		res.Superseded = append(res.Superseded, o.ID)
 	}
 
-	switches, err := c.switches(ctx, q, p.in.TenantID)
+	// The copies unless the tenant switched triple_copy off (checked by the statement).
+	tc, err := c.triple.Store(fmt.Sprint(id), max(p.priority, 0.01), p.now)
 	if err != nil {
 		return err
 	}
-	if switches.enabled("triple_copy") {
-		tc, err := c.triple.Store(fmt.Sprint(id), max(p.priority, 0.01), p.now)
-		if err != nil {
-			return err
-		}
-		cfg := pma.TripleCopyConfig{}
-		cfg = *cfg.WithDefaults()
-		if err := q.TripleCopyInsert(ctx, db.TripleCopyInsertParams{
+	cfg := pma.TripleCopyConfig{}
+	cfg = *cfg.WithDefaults()
+	err = pt.Later(func() error {
+		if err := q.TripleCopyStore(ctx, db.TripleCopyStoreParams{
 			TenantID: p.in.TenantID, MemoryID: id, Copies: []string{"fast", "medium"},
 			Strengths: []float64{tc.FastStrength, tc.MediumStrength},
 			Taus:      []float64{cfg.TauFast.Seconds(), cfg.TauMedium.Seconds()}, Now: p.now,
 		}); err != nil {
 			return err
 		}
-	}
-	if p.layer == LayerProcedural || p.in.Skill != nil {
-		sk := p.in.Skill
-		if sk == nil {
-			sk = &Skill{}
+		if p.layer == LayerProcedural || p.in.Skill != nil {
+			sk := p.in.Skill
+			if sk == nil {
+				sk = &Skill{}
+			}
+			return q.ProcedureInsert(ctx, db.ProcedureInsertParams{TenantID: p.in.TenantID, MemoryID: id,
+				TriggerText: sk.Trigger, Steps: nonNil(sk.Steps), Tools: nonNil(sk.Tools)})
 		}
-		if err := q.ProcedureInsert(ctx, db.ProcedureInsertParams{TenantID: p.in.TenantID, MemoryID: id,
-			TriggerText: sk.Trigger, Steps: nonNil(sk.Steps), Tools: nonNil(sk.Tools)}); err != nil {
-			return err
-		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if p.layer == LayerWorking {
 		ev, err := c.placeWorking(ctx, q, p, id)
@@ -502,14 +511,17 @@ func (c *Coordinator) storeNew(ctx context.Context, tx pgx.Tx, q *db.Queries, p 
 	}
 	detail, _ := json.Marshal(map[string]any{"layer": p.layer, "kind": p.kind, "route": p.route, "bytes": len(p.in.Content),
 		"superseded": res.Superseded, "evicted": res.Evicted})
-	if err := q.AuditEventInsert(ctx, db.AuditEventInsertParams{TenantID: p.in.TenantID, At: p.now, Actor: c.cfg.Actor,
-		Action: "memory.store", MemoryID: &id, Detail: detail}); err != nil {
+	err = pt.Later(func() error {
+		return q.AuditEventInsert(ctx, db.AuditEventInsertParams{TenantID: p.in.TenantID, At: p.now, Actor: c.cfg.Actor,
+			Action: "memory.store", MemoryID: &id, Detail: detail})
+	})
+	if err != nil {
 		return err
 	}
-	if err := c.neuroOnStore(ctx, q, switches, p.in.TenantID, res, p.now); err != nil {
+	if err := c.neuroOnStore(ctx, q, p.in.TenantID, res, p.now); err != nil {
 		return err
 	}
-	return c.enqueueDerive(ctx, tx, jobs.DeriveArgs{TenantID: p.in.TenantID, MemoryIDs: []int64{id},
+	return c.enqueueDerive(ctx, pt, jobs.DeriveArgs{TenantID: p.in.TenantID, MemoryIDs: []int64{id},
 		NeedsEmbedding: p.embedding == nil, RecheckSupersede: recheck})
 }
 

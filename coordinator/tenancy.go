@@ -181,12 +181,7 @@ func (p pipelined) Query(ctx context.Context, sql string, args ...any) (pgx.Rows
 		_ = br.Close()
 		return nil, err
 	}
-	rows, err := br.Query()
-	if err != nil {
-		_ = br.Close()
-		return nil, err
-	}
-	return &pipelinedRows{Rows: rows, br: br}, nil
+	return batchRows(br)
 }
 
 func (p pipelined) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
@@ -199,7 +194,17 @@ func (pipelined) CopyFrom(context.Context, pgx.Identifier, []string, pgx.CopyFro
 }
 
 func (pipelined) SendBatch(context.Context, *pgx.Batch) pgx.BatchResults {
-	return errBatchResults{}
+	return errBatchResults{err: errNotPipelined}
+}
+
+// batchRows returns the rows of br's next statement, which close br when closed.
+func batchRows(br pgx.BatchResults) (pgx.Rows, error) {
+	rows, err := br.Query()
+	if err != nil {
+		_ = br.Close()
+		return nil, err
+	}
+	return &pipelinedRows{Rows: rows, br: br}, nil
 }
 
 // pipelinedRows are the rows of a pipelined statement; closing them (or reading past the last)
@@ -261,14 +266,14 @@ func (r pipelinedRow) Scan(dest ...any) error {
 	return r.rows.Err()
 }
 
-// errBatchResults answers every call with errNotPipelined.
-type errBatchResults struct{}
+// errBatchResults answers every call of a batch that was not sent with err.
+type errBatchResults struct{ err error }
 
-func (errBatchResults) Exec() (pgconn.CommandTag, error) { return pgconn.CommandTag{}, errNotPipelined }
-func (errBatchResults) Query() (pgx.Rows, error)         { return nil, errNotPipelined }
-func (errBatchResults) QueryRow() pgx.Row                { return pipelinedRow{err: errNotPipelined} }
-func (errBatchResults) Close() error                     { return errNotPipelined }
-func (errBatchResults) Tx() pgx.Tx                       { return nil }
+func (e errBatchResults) Exec() (pgconn.CommandTag, error) { return pgconn.CommandTag{}, e.err }
+func (e errBatchResults) Query() (pgx.Rows, error)         { return nil, e.err }
+func (e errBatchResults) QueryRow() pgx.Row                { return pipelinedRow{err: e.err} }
+func (e errBatchResults) Close() error                     { return e.err }
+func (errBatchResults) Tx() pgx.Tx                         { return nil }
 
 // pipelinedRead runs one read statement of tenant's rows in one round trip (see pipelined).
 func pipelinedRead[T any](ctx context.Context, c *Coordinator, tenant string, fn func(q *db.Queries) (T, error)) (T, error) {

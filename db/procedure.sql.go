@@ -135,3 +135,34 @@ func (q *Queries) TripleCopyInsert(ctx context.Context, arg TripleCopyInsertPara
 	)
 	return err
 }
+
+const tripleCopyStore = `-- name: TripleCopyStore :exec
+INSERT INTO zb.triple_copy (tenant_id, memory_id, copy, initial_strength, tau_seconds, created_at)
+SELECT $1::text, $2::bigint, unnest($3::text[]), unnest($4::double precision[]),
+       unnest($5::double precision[]), $6::timestamptz
+WHERE NOT EXISTS (SELECT 1 FROM zb.algorithm_switch s
+                  WHERE s.tenant_id = $1::text AND s.algorithm = 'triple_copy' AND NOT s.enabled)
+`
+
+type TripleCopyStoreParams struct {
+	TenantID  string    `json:"tenant_id"`
+	MemoryID  int64     `json:"memory_id"`
+	Copies    []string  `json:"copies"`
+	Strengths []float64 `json:"strengths"`
+	Taus      []float64 `json:"taus"`
+	Now       time.Time `json:"now"`
+}
+
+// TripleCopyStore writes a new memory's fast and medium copies unless the tenant switched
+// triple_copy off (a store's copies without a separate read of the switches).
+func (q *Queries) TripleCopyStore(ctx context.Context, arg TripleCopyStoreParams) error {
+	_, err := q.db.Exec(ctx, tripleCopyStore,
+		arg.TenantID,
+		arg.MemoryID,
+		arg.Copies,
+		arg.Strengths,
+		arg.Taus,
+		arg.Now,
+	)
+	return err
+}

@@ -645,6 +645,9 @@ type Querier interface {
 	TenantRowSecurityActive(ctx context.Context) (bool, error)
 	// TripleCopyInsert writes the fast and medium copies of a stored memory.
 	TripleCopyInsert(ctx context.Context, arg TripleCopyInsertParams) error
+	// TripleCopyStore writes a new memory's fast and medium copies unless the tenant switched
+	// triple_copy off (a store's copies without a separate read of the switches).
+	TripleCopyStore(ctx context.Context, arg TripleCopyStoreParams) error
 	// WorkerHeartbeatDelete removes a stopped worker's row.
 	WorkerHeartbeatDelete(ctx context.Context, workerID string) (int64, error)
 	// WorkerHeartbeatList returns the workers seen since a time.

@@ -98,6 +98,7 @@ type ruleMatcher struct {
 	rule     Rule
 	anchored bool
 	re       *regexp.Regexp
+	lits     [][]string // requiredLiterals of the pattern
 }
 
 // NewClassifier compiles the rules of cfg (nil: all defaults). It returns an
@@ -122,7 +123,7 @@ func NewClassifier(cfg *ClassifierConfig) (*Classifier, error) {
 		if err != nil {
 			return nil, fmt.Errorf("error creating classifier: rule %q: %w", r.Name, err)
 		}
-		cl.rules = append(cl.rules, ruleMatcher{rule: r, anchored: anchored, re: re})
+		cl.rules = append(cl.rules, ruleMatcher{rule: r, anchored: anchored, re: re, lits: requiredLiterals(body)})
 	}
 	dates, err := compileDateRules(c.DateRules)
 	if err != nil {
@@ -211,7 +212,7 @@ func (c *Classifier) Classify(query string, now time.Time) Classification {
 
 func matchesRule(rm ruleMatcher, s string) bool {
 	body := rm.re.SubexpIndex("body")
-	for _, m := range boundedMatches(rm.re, s) {
+	for _, m := range boundedMatches(rm.re, rm.lits, s) {
 		if !rm.anchored || m[2*body] == 0 {
 			return true
 		}

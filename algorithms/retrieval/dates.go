@@ -3,6 +3,8 @@ package retrieval
 import (
 	"fmt"
 	"regexp"
+	"regexp/syntax"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -215,6 +217,7 @@ func DefaultDateRules() []DateRule {
 type dateMatcher struct {
 	rule DateRule
 	re   *regexp.Regexp
+	lits [][]string // requiredLiterals of the pattern
 }
 
 func compileDateRules(rules []DateRule) ([]dateMatcher, error) {
@@ -229,7 +232,7 @@ func compileDateRules(rules []DateRule) ([]dateMatcher, error) {
 		default:
 			return nil, fmt.Errorf("error compiling date rule %q: unknown kind %q", r.Name, r.Kind)
 		}
-		out = append(out, dateMatcher{rule: r, re: re})
+		out = append(out, dateMatcher{rule: r, re: re, lits: requiredLiterals(r.Pattern)})
 	}
 	return out, nil
 }
@@ -242,9 +245,161 @@ func compileBounded(body string) (*regexp.Regexp, error) {
 	return regexp.Compile(`(?:^|[^\p{L}\p{N}])(?P<body>` + body + `)`)
 }
 
+// requiredLiterals returns groups of strings such that every match of the pattern body
+// contains at least one string of each group, or nil when it finds none (a pattern that may
+// match without any fixed text, or one that folds case). boundedMatches skips the regular
+// expression when the text misses a group: a few substring tests instead of a backtracking
+// search at every position, which cost ≈ 5 µs per rule and text of a sentence — 0.2 ms for the
+// 50 rules of each stored memory and recall query, most of which match nothing.
+func requiredLiterals(body string) [][]string {
+	re, err := syntax.Parse(body, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	return literalsOf(re)
+}
+
+func literalsOf(re *syntax.Regexp) [][]string {
+	if l, ok := finiteLanguage(re); ok {
+		if slices.Contains(l, "") {
+			return nil
+		}
+		return [][]string{l}
+	}
+	switch re.Op {
+	case syntax.OpCapture, syntax.OpPlus:
+		return literalsOf(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return literalsOf(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		// Every part is in the match: each part's groups, consecutive parts with a finite
+		// language joined into one (their concatenations: longer strings, fewer false hits).
+		var out [][]string
+		run := []string{""}
+		flush := func() {
+			if !slices.Contains(run, "") {
+				out = append(out, run)
+			}
+			run = []string{""}
+		}
+		for _, sub := range re.Sub {
+			if l, ok := finiteLanguage(sub); ok && len(run)*len(l) <= maxFinite {
+				run = concatLanguages(run, l)
+				continue
+			}
+			flush()
+			out = append(out, literalsOf(sub)...)
+		}
+		flush()
+		return out
+	case syntax.OpAlternate:
+		// One alternative is the match: one group, the union of each alternative's most
+		// selective group (that whose shortest string is longest), if each has one.
+		var out []string
+		for _, sub := range re.Sub {
+			gs := literalsOf(sub)
+			if gs == nil {
+				return nil
+			}
+			best := gs[0]
+			for _, g := range gs[1:] {
+				if shortest(g) > shortest(best) {
+					best = g
+				}
+			}
+			out = append(out, best...)
+		}
+		return [][]string{out}
+	}
+	return nil
+}
+
+// maxFinite bounds the finite languages literalsOf builds.
+const maxFinite = 64
+
+// finiteLanguage returns every string re matches when they are few (at most maxFinite) and
+// re folds no case.
+func finiteLanguage(re *syntax.Regexp) ([]string, bool) {
+	switch re.Op {
+	case syntax.OpEmptyMatch:
+		return []string{""}, true
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 {
+			return nil, false
+		}
+		return []string{string(re.Rune)}, true
+	case syntax.OpCharClass:
+		// A small class (the parser factors "jun|jul" into "ju[ln]").
+		var out []string
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
+				if len(out) == 8 {
+					return nil, false
+				}
+				out = append(out, string(r))
+			}
+		}
+		return out, len(out) > 0
+	case syntax.OpCapture:
+		return finiteLanguage(re.Sub[0])
+	case syntax.OpQuest:
+		l, ok := finiteLanguage(re.Sub[0])
+		if !ok || len(l) >= maxFinite {
+			return nil, false
+		}
+		return append([]string{""}, l...), true
+	case syntax.OpConcat:
+		out := []string{""}
+		for _, sub := range re.Sub {
+			l, ok := finiteLanguage(sub)
+			if !ok || len(out)*len(l) > maxFinite {
+				return nil, false
+			}
+			out = concatLanguages(out, l)
+		}
+		return out, true
+	case syntax.OpAlternate:
+		var out []string
+		for _, sub := range re.Sub {
+			l, ok := finiteLanguage(sub)
+			if !ok || len(out)+len(l) > maxFinite {
+				return nil, false
+			}
+			out = append(out, l...)
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+func concatLanguages(a, b []string) []string {
+	out := make([]string, 0, len(a)*len(b))
+	for _, x := range a {
+		for _, y := range b {
+			out = append(out, x+y)
+		}
+	}
+	return out
+}
+
+func shortest(ls []string) int {
+	n := len(ls[0])
+	for _, l := range ls[1:] {
+		n = min(n, len(l))
+	}
+	return n
+}
+
 // boundedMatches returns the submatch index slices of re in s whose body ends
 // at a word boundary. Index pairs refer to s.
-func boundedMatches(re *regexp.Regexp, s string) [][]int {
+func boundedMatches(re *regexp.Regexp, lits [][]string, s string) [][]int {
+	for _, g := range lits {
+		if !slices.ContainsFunc(g, func(l string) bool { return strings.Contains(s, l) }) {
+			return nil
+		}
+	}
 	var out [][]int
 	body := re.SubexpIndex("body")
 	for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
@@ -271,7 +426,7 @@ func extractDates(matchers []dateMatcher, s string, now time.Time) []DateRef {
 	var taken []found
 	for _, dm := range matchers {
 		body := dm.re.SubexpIndex("body")
-		for _, m := range boundedMatches(dm.re, s) {
+		for _, m := range boundedMatches(dm.re, dm.lits, s) {
 			start, end := m[2*body], m[2*body+1]
 			overlap := false
 			for _, f := range taken {

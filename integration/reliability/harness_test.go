@@ -119,6 +119,25 @@ func (g *gate) TraceQueryStart(ctx context.Context, conn *pgx.Conn, data pgx.Tra
 // TraceQueryEnd implements pgx.QueryTracer.
 func (g *gate) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
+// TraceBatchStart implements pgx.BatchTracer: a pipelined batch holding a query with the
+// marker stops before it is sent, as the query alone would.
+func (g *gate) TraceBatchStart(ctx context.Context, conn *pgx.Conn, data pgx.TraceBatchStartData) context.Context {
+	for _, q := range data.Batch.QueuedQueries {
+		if strings.Contains(q.SQL, g.marker) && g.armed.CompareAndSwap(true, false) {
+			g.reached <- conn
+			<-g.release
+			break
+		}
+	}
+	return ctx
+}
+
+// TraceBatchQuery implements pgx.BatchTracer.
+func (g *gate) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
+
+// TraceBatchEnd implements pgx.BatchTracer.
+func (g *gate) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
+
 // waitGate waits for the armed gate to stop a query and returns the backend pid of its
 // connection.
 func waitGate(t testing.TB, g *gate, timeout time.Duration) uint32 {
