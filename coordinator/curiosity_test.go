@@ -144,6 +144,13 @@ func TestQueryLogScrubbedOnErase(t *testing.T) {
 	}
 	require.Equal(t, "run zorblaxia bakeri quimbrell one", terms())
 
+	// A memory none of whose terms a logged query holds leaves the log as it is (0020 returns
+	// before searching the tenant's memories).
+	u, err := b.co.Store(ctx, coordinator.StoreInput{TenantID: "sc", Content: "Pelicans nest on the quay"})
+	require.NoError(t, err)
+	execSQL(t, pool, `UPDATE zb.memory SET status = 'erased' WHERE id = $1`, u.ID)
+	require.Equal(t, "run zorblaxia bakeri quimbrell one", terms())
+
 	execSQL(t, pool, `UPDATE zb.memory SET status = 'erased' WHERE id = $1`, a.ID)
 	require.Equal(t, "run bakeri quimbrell one", terms(), "only the erased memory knew zorblaxia")
 	execSQL(t, pool, `DELETE FROM zb.memory WHERE id = $1`, c.ID)
