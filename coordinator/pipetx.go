@@ -38,26 +38,27 @@ func (t *pipeTx) Flush(ctx context.Context) error {
 	if t.queue == nil {
 		return nil
 	}
-	b := t.queue
-	t.queue = nil
-	br := t.Tx.SendBatch(ctx, b)
-	for range b.Len() {
-		if _, err := br.Exec(); err != nil {
-			_ = br.Close()
-			return err
-		}
+	br, err := t.sendQueue(ctx, 0)
+	if err != nil {
+		return err
 	}
 	return br.Close()
 }
 
 // send queues sql after the waiting statements, sends them all and returns the results
-// positioned at sql's (the waiting statements' results read and checked).
+// positioned at sql's.
 func (t *pipeTx) send(ctx context.Context, sql string, args []any) (pgx.BatchResults, error) {
+	t.queue.Queue(sql, args...)
+	return t.sendQueue(ctx, 1)
+}
+
+// sendQueue sends the queue and reads and checks the results of all but its last keep
+// statements; the results are positioned at the first of those.
+func (t *pipeTx) sendQueue(ctx context.Context, keep int) (pgx.BatchResults, error) {
 	b := t.queue
 	t.queue = nil
-	b.Queue(sql, args...)
 	br := t.Tx.SendBatch(ctx, b)
-	for range b.Len() - 1 {
+	for range b.Len() - keep {
 		if _, err := br.Exec(); err != nil {
 			_ = br.Close()
 			return nil, err

@@ -48,6 +48,14 @@ func TestPipeTx(t *testing.T) {
 	defer conn.Close(ctx)
 	_, err = conn.Exec(ctx, `CREATE TEMP TABLE pt (i int PRIMARY KEY, v text)`)
 	require.NoError(t, err)
+	// queue queues one statement in pt.
+	queue := func(pt *pipeTx, sql string) {
+		t.Helper()
+		require.NoError(t, pt.Later(func() error {
+			_, err := pt.Exec(ctx, sql)
+			return err
+		}))
+	}
 
 	tx, err := conn.Begin(ctx)
 	require.NoError(t, err)
@@ -71,24 +79,15 @@ func TestPipeTx(t *testing.T) {
 	require.Equal(t, before+1, sc.n.Load(), "three inserts and the query: one round trip")
 
 	// QueryRow after a queue: a row, and ErrNoRows for none.
-	require.NoError(t, pt.Later(func() error {
-		_, err := pt.Exec(ctx, `UPDATE pt SET v = 'B' WHERE i = 1`)
-		return err
-	}))
+	queue(pt, `UPDATE pt SET v = 'B' WHERE i = 1`)
 	var v string
 	require.NoError(t, pt.QueryRow(ctx, `SELECT v FROM pt WHERE i = 1`).Scan(&v))
 	require.Equal(t, "B", v)
-	require.NoError(t, pt.Later(func() error {
-		_, err := pt.Exec(ctx, `DELETE FROM pt WHERE i = 2`)
-		return err
-	}))
+	queue(pt, `DELETE FROM pt WHERE i = 2`)
 	require.ErrorIs(t, pt.QueryRow(ctx, `SELECT v FROM pt WHERE i = 2`).Scan(&v), pgx.ErrNoRows)
 
 	// An Exec outside Later sends the queue with it and returns its own tag.
-	require.NoError(t, pt.Later(func() error {
-		_, err := pt.Exec(ctx, `INSERT INTO pt VALUES (2, 'c2')`)
-		return err
-	}))
+	queue(pt, `INSERT INTO pt VALUES (2, 'c2')`)
 	n := sc.n.Load()
 	tag, err := pt.Exec(ctx, `UPDATE pt SET v = v || '!'`)
 	require.NoError(t, err)
@@ -96,17 +95,11 @@ func TestPipeTx(t *testing.T) {
 	require.Equal(t, n+1, sc.n.Load())
 
 	// COPY sends the queue first; Flush sends what is left.
-	require.NoError(t, pt.Later(func() error {
-		_, err := pt.Exec(ctx, `DELETE FROM pt WHERE i = 0`)
-		return err
-	}))
+	queue(pt, `DELETE FROM pt WHERE i = 0`)
 	copied, err := pt.CopyFrom(ctx, pgx.Identifier{"pt"}, []string{"i", "v"}, pgx.CopyFromRows([][]any{{0, "copied"}}))
 	require.NoError(t, err, "the queued delete ran before the copy of the same key")
 	require.Equal(t, int64(1), copied)
-	require.NoError(t, pt.Later(func() error {
-		_, err := pt.Exec(ctx, `INSERT INTO pt VALUES (9, 'flushed')`)
-		return err
-	}))
+	queue(pt, `INSERT INTO pt VALUES (9, 'flushed')`)
 	require.NoError(t, pt.Flush(ctx))
 	require.NoError(t, pt.Flush(ctx), "an empty queue sends nothing")
 	require.NoError(t, tx.Commit(ctx))
@@ -121,10 +114,7 @@ func TestPipeTx(t *testing.T) {
 	tx, err = conn.Begin(ctx)
 	require.NoError(t, err)
 	pt = newPipeTx(tx)
-	require.NoError(t, pt.Later(func() error {
-		_, err := pt.Exec(ctx, `INSERT INTO pt VALUES (1, 'duplicate')`)
-		return err
-	}))
+	queue(pt, `INSERT INTO pt VALUES (1, 'duplicate')`)
 	err = pt.QueryRow(ctx, `SELECT 1`).Scan(new(int))
 	var pgErr *pgconn.PgError
 	require.True(t, errors.As(err, &pgErr), "%v", err)
@@ -136,10 +126,7 @@ func TestPipeTx(t *testing.T) {
 	tx, err = conn.Begin(ctx)
 	require.NoError(t, err)
 	pt = newPipeTx(tx)
-	require.NoError(t, pt.Later(func() error {
-		_, err := pt.Exec(ctx, `INSERT INTO pt VALUES (10, 'never')`)
-		return err
-	}))
+	queue(pt, `INSERT INTO pt VALUES (10, 'never')`)
 	require.NoError(t, pt.Rollback(ctx))
 	var count int
 	require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FROM pt WHERE i = 10`).Scan(&count))

@@ -251,14 +251,7 @@ func TestLiteralPrefilterKeepsResults(t *testing.T) {
 	t.Parallel()
 	with, err := NewClassifier(nil)
 	require.NoError(t, err)
-	without, err := NewClassifier(nil)
-	require.NoError(t, err)
-	for i := range without.rules {
-		without.rules[i].lits = nil
-	}
-	for i := range without.dates {
-		without.dates[i].lits = nil
-	}
+	without := withoutPrefilter(t)
 	// Words: every string the prefilter looks for, and their neighbours in real text.
 	words := strings.Fields(`the a in on at of since seit im during last past this previous next ago vor letzten
 		vergangenen diese am um wie was wer wo when what how why who which did was were have had i we you she he
@@ -301,17 +294,24 @@ func TestLiteralPrefilterKeepsResults(t *testing.T) {
 	require.Greater(t, ruled, 10000)
 }
 
+// withoutPrefilter is the default classifier with the literal prefilter off: every regular
+// expression runs.
+func withoutPrefilter(tb testing.TB) *Classifier {
+	c, err := NewClassifier(nil)
+	require.NoError(tb, err)
+	for i := range c.rules {
+		c.rules[i].lits = nil
+	}
+	for i := range c.dates {
+		c.dates[i].lits = nil
+	}
+	return c
+}
+
 func BenchmarkClassify(b *testing.B) {
 	c, err := NewClassifier(nil)
 	require.NoError(b, err)
-	off, err := NewClassifier(nil)
-	require.NoError(b, err)
-	for i := range off.rules {
-		off.rules[i].lits = nil
-	}
-	for i := range off.dates {
-		off.dates[i].lits = nil
-	}
+	off := withoutPrefilter(b)
 	s := "Alice met Bob in Paris about apple river stone cloud maple copper violin garden (#123)"
 	b.Run("prefilter", func(b *testing.B) {
 		for b.Loop() {

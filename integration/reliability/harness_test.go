@@ -109,11 +109,19 @@ func newGate(marker string) *gate {
 
 // TraceQueryStart implements pgx.QueryTracer.
 func (g *gate) TraceQueryStart(ctx context.Context, conn *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
-	if strings.Contains(data.SQL, g.marker) && g.armed.CompareAndSwap(true, false) {
-		g.reached <- conn
-		<-g.release
-	}
+	g.stopAt(conn, data.SQL)
 	return ctx
+}
+
+// stopAt holds conn until release when the armed gate's marker is in sql, and reports whether
+// it did.
+func (g *gate) stopAt(conn *pgx.Conn, sql string) bool {
+	if !strings.Contains(sql, g.marker) || !g.armed.CompareAndSwap(true, false) {
+		return false
+	}
+	g.reached <- conn
+	<-g.release
+	return true
 }
 
 // TraceQueryEnd implements pgx.QueryTracer.
@@ -123,9 +131,7 @@ func (g *gate) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) 
 // marker stops before it is sent, as the query alone would.
 func (g *gate) TraceBatchStart(ctx context.Context, conn *pgx.Conn, data pgx.TraceBatchStartData) context.Context {
 	for _, q := range data.Batch.QueuedQueries {
-		if strings.Contains(q.SQL, g.marker) && g.armed.CompareAndSwap(true, false) {
-			g.reached <- conn
-			<-g.release
+		if g.stopAt(conn, q.SQL) {
 			break
 		}
 	}
