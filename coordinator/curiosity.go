@@ -2,10 +2,8 @@ package coordinator
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -16,15 +14,6 @@ import (
 
 // MaxKnowledgeGaps is the largest n KnowledgeGaps accepts.
 const MaxKnowledgeGaps = 1000
-
-// logQueryTerms records the query's index terms on the recall event just logged for it: the
-// curiosity engine's query log (the query text itself is not stored).
-func (c *Coordinator) logQueryTerms(ctx context.Context, q *db.Queries, tenant, query string, now time.Time) error {
-	sum := sha256.Sum256([]byte(query))
-	_, err := q.CuriosityRecallTerms(ctx, db.CuriosityRecallTermsParams{TenantID: tenant, QueryHash: sum[:], Now: now,
-		Terms: nonNil(textproc.Terms(query, textproc.DetectLang(query)))})
-	return err
-}
 
 // KnowledgeGaps returns the tenant's n largest knowledge gaps [curiosity] (n 0 means
 // curiosity.TopNDefault, 5; at most MaxKnowledgeGaps), largest first, each with its suggested

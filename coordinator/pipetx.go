@@ -2,6 +2,8 @@ package coordinator
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -18,13 +20,47 @@ import (
 // statement is returned by the statement or Flush that sent it (the transaction is then
 // aborted, as it would have been). A queued Exec returns an empty command tag, so Later is
 // only for statements whose tag is not read (sqlc :exec queries).
+//
+// A pipeTx made by pipelinedTx goes further: its BEGIN (with the tenant binding and the
+// prelude) waits in the queue and travels with the first statement, and its COMMIT travels
+// with the statements still queued at the end. A transaction that reads once and queues its
+// writes is then two round trips from BEGIN to COMMIT instead of four.
 type pipeTx struct {
-	pgx.Tx
+	tx       pgx.Tx    // the pgx transaction (newPipeTx); nil in a pipelined transaction
+	conn     *pgx.Conn // the connection the statements go to
 	queue    *pgx.Batch
 	deferred bool
+	// pipelined: BEGIN is queued and COMMIT is batched (pipelinedTx); ended: it was committed
+	// or rolled back.
+	pipelined, ended bool
+	beginLen         int // statements of BEGIN still queued (0 once sent)
 }
 
-func newPipeTx(tx pgx.Tx) *pipeTx { return &pipeTx{Tx: tx} }
+func newPipeTx(tx pgx.Tx) *pipeTx { return &pipeTx{tx: tx, conn: tx.Conn()} }
+
+var (
+	// errNoSavepoints is returned by Begin inside a pipelined transaction.
+	errNoSavepoints = errors.New("coordinator: a pipelined transaction has no savepoints (nested Begin)")
+	// errEnded is returned for a statement after a pipelined transaction's end: it would run
+	// outside the transaction.
+	errEnded = errors.New("coordinator: statement after the end of a pipelined transaction")
+)
+
+var _ pgx.Tx = (*pipeTx)(nil)
+
+// db is what the statements run on: the pgx transaction, or the connection of a pipelined one.
+func (t *pipeTx) db() interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+	CopyFrom(ctx context.Context, table pgx.Identifier, columns []string, src pgx.CopyFromSource) (int64, error)
+} {
+	if t.tx != nil {
+		return t.tx
+	}
+	return t.conn
+}
 
 // Later runs fn with the transaction's Execs queued.
 func (t *pipeTx) Later(fn func() error) error {
@@ -48,6 +84,12 @@ func (t *pipeTx) Flush(ctx context.Context) error {
 // send queues sql after the waiting statements, sends them all and returns the results
 // positioned at sql's.
 func (t *pipeTx) send(ctx context.Context, sql string, args []any) (pgx.BatchResults, error) {
+	if t.ended {
+		return nil, errEnded
+	}
+	if t.queue == nil {
+		t.queue = &pgx.Batch{}
+	}
 	t.queue.Queue(sql, args...)
 	return t.sendQueue(ctx, 1)
 }
@@ -56,8 +98,8 @@ func (t *pipeTx) send(ctx context.Context, sql string, args []any) (pgx.BatchRes
 // statements; the results are positioned at the first of those.
 func (t *pipeTx) sendQueue(ctx context.Context, keep int) (pgx.BatchResults, error) {
 	b := t.queue
-	t.queue = nil
-	br := t.Tx.SendBatch(ctx, b)
+	t.queue, t.beginLen = nil, 0
+	br := t.db().SendBatch(ctx, b)
 	for range b.Len() - keep {
 		if _, err := br.Exec(); err != nil {
 			_ = br.Close()
@@ -68,6 +110,9 @@ func (t *pipeTx) sendQueue(ctx context.Context, keep int) (pgx.BatchResults, err
 }
 
 func (t *pipeTx) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	if t.ended {
+		return pgconn.CommandTag{}, errEnded
+	}
 	if t.deferred {
 		if t.queue == nil {
 			t.queue = &pgx.Batch{}
@@ -76,7 +121,7 @@ func (t *pipeTx) Exec(ctx context.Context, sql string, args ...any) (pgconn.Comm
 		return pgconn.CommandTag{}, nil
 	}
 	if t.queue == nil {
-		return t.Tx.Exec(ctx, sql, args...)
+		return t.db().Exec(ctx, sql, args...)
 	}
 	br, err := t.send(ctx, sql, args)
 	if err != nil {
@@ -90,8 +135,11 @@ func (t *pipeTx) Exec(ctx context.Context, sql string, args ...any) (pgconn.Comm
 }
 
 func (t *pipeTx) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	if t.ended {
+		return nil, errEnded
+	}
 	if t.queue == nil {
-		return t.Tx.Query(ctx, sql, args...)
+		return t.db().Query(ctx, sql, args...)
 	}
 	br, err := t.send(ctx, sql, args)
 	if err != nil {
@@ -101,42 +149,141 @@ func (t *pipeTx) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, 
 }
 
 func (t *pipeTx) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
-	if t.queue == nil {
-		return t.Tx.QueryRow(ctx, sql, args...)
+	if t.queue == nil && !t.ended {
+		return t.db().QueryRow(ctx, sql, args...)
 	}
 	rows, err := t.Query(ctx, sql, args...)
 	return pipelinedRow{rows: rows, err: err}
 }
 
 func (t *pipeTx) CopyFrom(ctx context.Context, table pgx.Identifier, columns []string, src pgx.CopyFromSource) (int64, error) {
+	if t.ended {
+		return 0, errEnded
+	}
 	if err := t.Flush(ctx); err != nil {
 		return 0, err
 	}
-	return t.Tx.CopyFrom(ctx, table, columns, src)
+	return t.db().CopyFrom(ctx, table, columns, src)
 }
 
 func (t *pipeTx) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
+	if t.ended {
+		return errBatchResults{err: errEnded}
+	}
 	if err := t.Flush(ctx); err != nil {
 		return errBatchResults{err: err}
 	}
-	return t.Tx.SendBatch(ctx, b)
+	return t.db().SendBatch(ctx, b)
 }
 
 func (t *pipeTx) Begin(ctx context.Context) (pgx.Tx, error) {
+	if t.tx == nil {
+		return nil, errNoSavepoints
+	}
 	if err := t.Flush(ctx); err != nil {
 		return nil, err
 	}
-	return t.Tx.Begin(ctx)
+	return t.tx.Begin(ctx)
 }
 
+// Commit sends what is queued and commits: in a pipelined transaction in one batch (nothing
+// at all when no statement was ever queued), otherwise Flush and the pgx transaction's Commit.
 func (t *pipeTx) Commit(ctx context.Context) error {
-	if err := t.Flush(ctx); err != nil {
+	if t.tx != nil {
+		if err := t.Flush(ctx); err != nil {
+			return err
+		}
+		return t.tx.Commit(ctx)
+	}
+	if t.ended {
+		return nil
+	}
+	t.ended = true
+	if t.queue == nil {
+		t.queue = &pgx.Batch{}
+	} else if t.queue.Len() == t.beginLen {
+		return nil // nothing but BEGIN was ever queued: nothing to send
+	}
+	t.queue.Queue("commit")
+	br, err := t.sendQueue(ctx, 1)
+	if err != nil {
 		return err
 	}
-	return t.Tx.Commit(ctx)
+	tag, err := br.Exec()
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && tag.String() == "ROLLBACK" {
+		err = pgx.ErrTxCommitRollback
+	}
+	return err
 }
 
+// Rollback drops what is queued and rolls back what the server began.
 func (t *pipeTx) Rollback(ctx context.Context) error {
 	t.queue = nil
-	return t.Tx.Rollback(ctx)
+	if t.tx != nil {
+		return t.tx.Rollback(ctx)
+	}
+	t.ended = true
+	if t.conn.PgConn().TxStatus() == 'I' {
+		return nil
+	}
+	_, err := t.conn.Exec(ctx, "rollback")
+	return err
+}
+
+func (t *pipeTx) Conn() *pgx.Conn { return t.conn }
+
+func (t *pipeTx) LargeObjects() pgx.LargeObjects {
+	if t.tx == nil {
+		panic("coordinator: large objects need a pgx transaction, not a pipelined one")
+	}
+	return t.tx.LargeObjects()
+}
+
+func (t *pipeTx) Prepare(ctx context.Context, name, sql string) (*pgconn.StatementDescription, error) {
+	if err := t.Flush(ctx); err != nil {
+		return nil, err
+	}
+	return t.conn.Prepare(ctx, name, sql)
+}
+
+// pipelinedTx runs fn in a pipelined transaction (see pipeTx) on a pooled connection, bound to
+// tenant with the prelude's statements, and commits it when fn returns nil: its BEGIN travels
+// with the first statement and its COMMIT with the last. fn's error, or a failed commit, rolls
+// everything back (a connection whose transaction could not be ended is closed by the pool).
+func (c *Coordinator) pipelinedTx(ctx context.Context, tenant string, pre txPrelude, fn func(pt *pipeTx) error) (err error) {
+	conn, err := c.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	pt := &pipeTx{conn: conn.Conn(), queue: &pgx.Batch{}, pipelined: true}
+	pt.queue.Queue("begin")
+	if tenant != "" {
+		pt.queue.Queue(bindSQL, tenant)
+	}
+	pre.queue(pt.queue, tenant)
+	pt.beginLen = pt.queue.Len()
+	defer func() {
+		if !pt.ended || err != nil {
+			_ = pt.Rollback(ctx)
+		}
+	}()
+	if err := fn(pt); err != nil {
+		return governanceError(err)
+	}
+	return governanceError(pt.Commit(ctx))
+}
+
+// queue queues the prelude's statements for tenant in b, with the tenant as a parameter (one
+// prepared statement for all tenants).
+func (p txPrelude) queue(b *pgx.Batch, tenant string) {
+	if p.lockTimeout > 0 {
+		b.Queue("SELECT set_config('lock_timeout', $1::text, true)", fmt.Sprintf("%dms", max(1, p.lockTimeout.Milliseconds())))
+	}
+	if p.ensureTenant && tenant != "" {
+		b.Queue("INSERT INTO zb.tenant (id, name) VALUES ($1, '') ON CONFLICT (id) DO NOTHING", tenant)
+	}
 }

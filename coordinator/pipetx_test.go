@@ -14,6 +14,7 @@ import (
 
 	"github.com/zenbrain/zb/dbconn"
 	"github.com/zenbrain/zb/internal/zbtest"
+	"github.com/zenbrain/zb/jobs"
 )
 
 // sendCounter counts what a connection sends: each query sent alone and each batch is one
@@ -133,9 +134,9 @@ func TestPipeTx(t *testing.T) {
 	require.Zero(t, count)
 }
 
-// A plain store is four round trips (BEGIN with its prelude, the INSERT, the copies, audit row
-// and derive job in one batch, COMMIT) and writes all of them; with triple_copy switched off
-// the store writes no copies.
+// A plain store is three round trips (BEGIN with its prelude and the INSERT; the copies, audit
+// row and derive job in one batch; COMMIT) and writes all of them; with triple_copy switched
+// off the store writes no copies.
 func TestStoreRoundTrips(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -155,7 +156,7 @@ func TestStoreRoundTrips(t *testing.T) {
 		before := sc.n.Load()
 		res, err := co.Store(ctx, StoreInput{TenantID: tenant, Content: content, Layer: LayerSemantic})
 		require.NoError(t, err)
-		require.Equal(t, int64(4), sc.n.Load()-before, "round trips of a store")
+		require.Equal(t, int64(3), sc.n.Load()-before, "round trips of a store")
 		return res.ID
 	}
 	count := func(sql string, args ...any) int {
@@ -176,4 +177,214 @@ func TestStoreRoundTrips(t *testing.T) {
 	id = store("rt-off", "Ada keeps her notes in a red binder.")
 	require.Zero(t, count(`SELECT count(*) FROM zb.triple_copy WHERE tenant_id = 'rt-off' AND memory_id = $1`, id))
 	require.Equal(t, 1, count(`SELECT count(*) FROM zb.audit_event WHERE tenant_id = 'rt-off' AND memory_id = $1`, id))
+}
+
+// countingCoordinator returns a coordinator on a one-connection pool whose sends sc counts,
+// and the pool.
+func countingCoordinator(t *testing.T, ctx context.Context, sc *sendCounter) (*Coordinator, *pgxpool.Pool) {
+	t.Helper()
+	pcfg, err := pgxpool.ParseConfig(zbtest.DB(t, nil))
+	require.NoError(t, err)
+	pcfg.ConnConfig.Tracer = sc
+	pcfg.AfterConnect = dbconn.RegisterTypes
+	pcfg.MaxConns = 1
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	co, err := New(&Config{Pool: pool})
+	require.NoError(t, err)
+	return co, pool
+}
+
+// A pipelined transaction sends BEGIN (binding and prelude) with its first statement and
+// COMMIT with its last queued ones: writes only are one round trip, a read and writes two, and
+// nothing at all sends nothing. Errors of queued statements, of COMMIT itself (a deferred
+// constraint) and of fn roll everything back and leave the connection idle.
+func TestPipelinedTx(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	sc := &sendCounter{}
+	co, pool := countingCoordinator(t, ctx, sc)
+	_, err := pool.Exec(ctx, `CREATE TABLE ptx (i int PRIMARY KEY, v text,
+		d int, CONSTRAINT ptx_d UNIQUE (d) DEFERRABLE INITIALLY DEFERRED)`)
+	require.NoError(t, err)
+	pre := txPrelude{lockTimeout: 50 * time.Millisecond}
+	insert := func(pt *pipeTx, i int, d any) {
+		t.Helper()
+		require.NoError(t, pt.Later(func() error {
+			_, err := pt.Exec(ctx, `INSERT INTO ptx VALUES ($1, 'v', $2)`, i, d)
+			return err
+		}))
+	}
+	rowsIn := func() []int {
+		t.Helper()
+		rows, err := pool.Query(ctx, `SELECT i FROM ptx ORDER BY i`)
+		require.NoError(t, err)
+		got, err := pgx.CollectRows(rows, pgx.RowTo[int])
+		require.NoError(t, err)
+		return got
+	}
+	idle := func() {
+		t.Helper()
+		c, err := pool.Acquire(ctx)
+		require.NoError(t, err)
+		defer c.Release()
+		require.Equal(t, byte('I'), c.Conn().PgConn().TxStatus(), "the connection went back idle")
+	}
+
+	before := sc.n.Load()
+	require.NoError(t, co.pipelinedTx(ctx, "pt", pre, func(pt *pipeTx) error {
+		insert(pt, 1, nil)
+		insert(pt, 2, nil)
+		return nil
+	}))
+	require.Equal(t, before+1, sc.n.Load(), "BEGIN, two inserts and COMMIT: one round trip")
+	require.Equal(t, []int{1, 2}, rowsIn())
+
+	before = sc.n.Load()
+	require.NoError(t, co.pipelinedTx(ctx, "pt", pre, func(pt *pipeTx) error {
+		insert(pt, 3, nil)
+		var tenant, timeout string
+		if err := pt.QueryRow(ctx, `SELECT current_setting('zb.tenant_id'), current_setting('lock_timeout')`).Scan(&tenant, &timeout); err != nil {
+			return err
+		}
+		require.Equal(t, "pt", tenant, "the binding travels with BEGIN")
+		require.Equal(t, "50ms", timeout, "so does the prelude")
+		insert(pt, 4, nil)
+		return nil
+	}))
+	require.Equal(t, before+2, sc.n.Load(), "a read between writes: two round trips")
+	require.Equal(t, []int{1, 2, 3, 4}, rowsIn())
+
+	before = sc.n.Load()
+	require.NoError(t, co.pipelinedTx(ctx, "pt", pre, func(*pipeTx) error { return nil }))
+	require.Equal(t, before, sc.n.Load(), "no statement: nothing sent")
+
+	// A queued statement that fails at COMMIT's batch: nothing of the transaction stays.
+	err = co.pipelinedTx(ctx, "pt", pre, func(pt *pipeTx) error {
+		insert(pt, 5, nil)
+		insert(pt, 1, nil) // duplicate key
+		return nil
+	})
+	var pgErr *pgconn.PgError
+	require.True(t, errors.As(err, &pgErr), "%v", err)
+	require.Equal(t, "23505", pgErr.Code)
+	require.Equal(t, []int{1, 2, 3, 4}, rowsIn())
+	idle()
+
+	// COMMIT's own error (a deferred unique constraint checked at commit).
+	err = co.pipelinedTx(ctx, "pt", pre, func(pt *pipeTx) error {
+		insert(pt, 6, 7)
+		insert(pt, 8, 7)
+		return nil
+	})
+	require.True(t, errors.As(err, &pgErr), "%v", err)
+	require.Equal(t, "23505", pgErr.Code)
+	require.Equal(t, "ptx_d", pgErr.ConstraintName)
+	require.Equal(t, []int{1, 2, 3, 4}, rowsIn())
+	idle()
+
+	// fn's error after a statement went out rolls back what the server began.
+	boom := errors.New("boom")
+	err = co.pipelinedTx(ctx, "pt", pre, func(pt *pipeTx) error {
+		if _, err := pt.Exec(ctx, `INSERT INTO ptx VALUES (9, 'v', NULL)`); err != nil {
+			return err
+		}
+		_, err := pt.Begin(ctx)
+		require.ErrorIs(t, err, errNoSavepoints)
+		return boom
+	})
+	require.ErrorIs(t, err, boom)
+	require.Equal(t, []int{1, 2, 3, 4}, rowsIn())
+	idle()
+
+	// Nothing runs after the end.
+	require.NoError(t, co.pipelinedTx(ctx, "pt", pre, func(pt *pipeTx) error {
+		insert(pt, 10, nil)
+		require.NoError(t, pt.Commit(ctx))
+		_, err := pt.Exec(ctx, `INSERT INTO ptx VALUES (11, 'v', NULL)`)
+		require.ErrorIs(t, err, errEnded)
+		return nil
+	}))
+	require.Equal(t, []int{1, 2, 3, 4, 10}, rowsIn())
+	idle()
+}
+
+// A full recall is its read plus three round trips of side effects (BEGIN with the recall event
+// and RecallApply; the edge lock; the edge writes and the audit row with COMMIT), and all of
+// them are written: access, lability window, recall event with its query terms, audit row,
+// Hebbian edges. Without co-activation (two_factor_hebbian off) the edge lock goes; a pending
+// cue intention adds its read; stc_rescue off tags nothing.
+func TestRecallRoundTrips(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	sc := &sendCounter{}
+	co, pool := countingCoordinator(t, ctx, sc)
+	count := func(sql string, args ...any) int {
+		t.Helper()
+		var n int
+		require.NoError(t, pool.QueryRow(ctx, sql, args...).Scan(&n))
+		return n
+	}
+	const ten = "rr"
+	for _, c := range []string{"Alice met Bob in Paris to talk about the garden.", "Bob and Alice planted tomatoes in the garden.",
+		"Carol repaired the old bicycle."} {
+		_, err := co.Store(ctx, StoreInput{TenantID: ten, Content: c, Layer: LayerEpisodic})
+		require.NoError(t, err)
+	}
+	_, err := co.Derive(ctx, jobs.DeriveArgs{TenantID: ten, Pending: true}, nil)
+	require.NoError(t, err)
+	require.Positive(t, count(`SELECT count(*) FROM zb.mention WHERE tenant_id = $1`, ten))
+	// Weak memories get tagged by recall: confidence below the tag threshold (0.4).
+	_, err = pool.Exec(ctx, `UPDATE zb.memory SET confidence = 0.2 WHERE tenant_id = $1`, ten)
+	require.NoError(t, err)
+	_, err = co.Recall(ctx, ten, "warm up", &RecallOpts{ReadOnly: true})
+	require.NoError(t, err)
+
+	recall := func(query string) (*RecallResult, int64) {
+		t.Helper()
+		before := sc.n.Load()
+		res, err := co.Recall(ctx, ten, query, &RecallOpts{K: 5})
+		require.NoError(t, err)
+		require.True(t, res.SideEffects)
+		return res, sc.n.Load() - before
+	}
+	res, trips := recall("What did Alice and Bob do in the garden?")
+	require.NotEmpty(t, res.Touched)
+	require.Equal(t, int64(1+3+2), trips, "read; BEGIN+apply; edge lock; edges+audit+COMMIT; open tags and their donors (the weak memories were tagged)")
+	require.Equal(t, len(res.Touched), count(`SELECT count(*) FROM zb.memory WHERE tenant_id = $1 AND access_count = 1`, ten))
+	require.Equal(t, len(res.Touched), count(`SELECT count(*) FROM zb.lability_window WHERE tenant_id = $1`, ten))
+	require.Equal(t, len(res.Touched), count(`SELECT count(*) FROM zb.stc_tag WHERE tenant_id = $1 AND rescued_at IS NULL`, ten))
+	require.Equal(t, 1, count(`SELECT count(*) FROM zb.recall_event WHERE tenant_id = $1 AND 'garden' = ANY (query_terms)`, ten))
+	require.Equal(t, 1, count(`SELECT count(*) FROM zb.audit_event WHERE tenant_id = $1 AND action = 'memory.recall'`, ten))
+	require.Positive(t, count(`SELECT count(*) FROM zb.edge WHERE tenant_id = $1 AND relation = 'co_occurs' AND activation_count >= 1`, ten))
+
+	// Strong memories: no tag is set or open, so tag capture is skipped.
+	_, err = pool.Exec(ctx, `UPDATE zb.memory SET confidence = 0.9 WHERE tenant_id = $1`, ten)
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, `DELETE FROM zb.stc_tag WHERE tenant_id = $1`, ten)
+	require.NoError(t, err)
+	_, trips = recall("What did Alice and Bob do in the garden?")
+	require.Equal(t, int64(1+3), trips, "read; BEGIN+apply; edge lock; edges+audit+COMMIT")
+	require.Zero(t, count(`SELECT count(*) FROM zb.stc_tag WHERE tenant_id = $1`, ten))
+
+	require.NoError(t, co.SetAlgorithm(ctx, ten, "two_factor_hebbian", false))
+	_, trips = recall("What did Alice and Bob do in the garden?")
+	require.Equal(t, int64(1+2), trips, "no co-activation: no edge lock")
+
+	// A pending cue intention is read (and fires when the query matches it).
+	_, err = co.AddIntention(ctx, ten, IntentionInput{Content: "ask about the tomatoes", Cue: "tomatoes"})
+	require.NoError(t, err)
+	_, trips = recall("Where are the tomatoes?")
+	require.Equal(t, int64(1+5), trips, "pending cues read; the intention fired and its audit row; COMMIT")
+	require.Equal(t, 1, count(`SELECT count(*) FROM zb.prospective_intention WHERE tenant_id = $1 AND status = 'fired' AND fired_source = 'recall'`, ten))
+	_, trips = recall("Where are the tomatoes?")
+	require.Equal(t, int64(1+2), trips, "no pending cue left")
+
+	require.NoError(t, co.SetAlgorithm(ctx, ten, "curiosity", false))
+	recall("Where is the bicycle?")
+	require.Equal(t, 1, count(`SELECT count(*) FROM zb.recall_event WHERE tenant_id = $1 AND query_terms IS NULL`, ten),
+		"curiosity off: no query terms logged")
 }

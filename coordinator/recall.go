@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/zenbrain/zb/algorithms/bayes"
 	"github.com/zenbrain/zb/algorithms/forgetting"
@@ -355,10 +354,14 @@ func (c *Coordinator) trace(layer db.ZbMemoryLayer, stabilityDays float64, v, a,
 	return tr, tr.Validate() == nil
 }
 
-// recallSideEffects writes, in one short transaction with a lock timeout, the access of the
-// returned memories (skipping rows another transaction holds; a HOT update that leaves fade_at
-// to DecayDue, see MemoryRecallApply), their lability windows, the
-// Hebbian co-activation of their entities, the recall event and the audit event.
+// recallSideEffects writes, in one short transaction with a lock timeout, the recall event (with
+// the query's index terms for the curiosity log), the access of the returned memories (skipping
+// rows another transaction holds; a HOT update that leaves fade_at to DecayDue), their lability
+// windows and synaptic tags (RecallApply, one statement), the Hebbian co-activation of their
+// entities, the neuromodulator's exploration event, tag capture, cue intentions and the audit
+// event. Writes whose results are not read wait in a pipeTx and travel with the next statement:
+// a recall whose entities have edges is six round trips (BEGIN, RecallApply, the edge lock,
+// open tags, pending cues, COMMIT) where it was fourteen.
 func (c *Coordinator) recallSideEffects(ctx context.Context, tenant, query string, class retrieval.QueryClass,
 	results []Result, rows map[string]*db.RecallCandidatesRow, sw switchSet, now time.Time, qvec []float32,
 ) ([]int64, error) {
@@ -379,60 +382,67 @@ func (c *Coordinator) recallSideEffects(ctx context.Context, tenant, query strin
 		ids, stabs, reads = append(ids, res.ID), append(stabs, s), append(reads, read)
 	}
 	sum := sha256.Sum256([]byte(query))
+	var terms []string
+	if sw.enabled("curiosity") { // the curiosity engine's query log (the query text itself is not stored)
+		terms = nonNil(textproc.Terms(query, textproc.DetectLang(query)))
+	}
+	_, stcCfg, err := stcModel()
+	if err != nil {
+		return nil, err
+	}
 	var touched []int64
-	err := c.beginTenantPrelude(ctx, tenant, txPrelude{lockTimeout: max(time.Millisecond, c.cfg.SideEffectLockTimeout)}, func(tx pgx.Tx) error {
-		q := c.q.WithTx(tx)
+	var applied *db.RecallApplyRow
+	err = c.pipelinedTx(ctx, tenant, txPrelude{lockTimeout: max(time.Millisecond, c.cfg.SideEffectLockTimeout)}, func(pt *pipeTx) error {
+		q := c.q.WithTx(pt)
 		var topScore *float64
 		if len(results) > 0 {
 			topScore = &results[0].Score
 		}
-		if _, err := q.RecallEventInsert(ctx, db.RecallEventInsertParams{TenantID: tenant, QueryHash: sum[:],
-			QueryClass: string(class), ResultIDs: ids, TopScore: topScore, Now: now}); err != nil {
+		if err := pt.Later(func() error {
+			return q.RecallEventInsert(ctx, db.RecallEventInsertParams{TenantID: tenant, QueryHash: sum[:],
+				QueryClass: string(class), ResultIDs: ids, TopScore: topScore, Now: now, QueryTerms: terms})
+		}); err != nil {
 			return err
 		}
-		var err error
 		if len(ids) > 0 {
 			// The stabilities read above are passed along: a stability another transaction
 			// changed meanwhile gets this recall's growth factor instead of being overwritten.
-			if touched, err = q.MemoryRecallApply(ctx, db.MemoryRecallApplyParams{TenantID: tenant, Ids: ids,
+			ap, err := q.RecallApply(ctx, db.RecallApplyParams{TenantID: tenant, Ids: ids,
 				Stabilities: stabs, ReadStabilities: reads, Now: now,
-				MaxStability: c.forget.Params().MaxStability.Hours() / 24}); err != nil {
+				MaxStability: c.forget.Params().MaxStability.Hours() / 24, ClosesAt: now.Add(c.cfg.LabilityWindow),
+				Stc: sw.enabled("stc_rescue"), TagBelow: stcCfg.TagBelow, TagExpiresAt: now.Add(stcCfg.CaptureWindow),
+				Entities: sw.enabled("two_factor_hebbian"), TagsFrom: now.Add(-stcCfg.CaptureWindow),
+				Cues: sw.enabled("prospective")})
+			if err != nil {
 				return err
 			}
-		}
-		if len(touched) > 0 {
-			if err := q.LabilityWindowOpen(ctx, db.LabilityWindowOpenParams{TenantID: tenant, MemoryIds: touched,
-				Now: now, ClosesAt: now.Add(c.cfg.LabilityWindow)}); err != nil {
-				return err
-			}
-			if sw.enabled("two_factor_hebbian") {
-				if err := c.coActivate(ctx, q, tenant, touched, now); err != nil {
+			applied, touched = &ap, ap.Touched
+			if len(ap.Entities) > 1 {
+				if err := c.coActivate(ctx, pt, q, tenant, ap.Entities, now); err != nil {
 					return err
 				}
 			}
 		}
-		if err := c.neuroOnRecall(ctx, q, tenant, results, sw, now); err != nil {
+		if err := pt.Later(func() error { return c.neuroOnRecall(ctx, q, tenant, results, sw, now) }); err != nil {
 			return err
 		}
-		if err := c.recallHooks(ctx, q, tenant, query, qvec, touched, sw, now); err != nil { // stc, prospective, curiosity
+		if err := c.recallHooks(ctx, q, tenant, query, qvec, applied, sw, now); err != nil { // stc capture, prospective
 			return err
 		}
 		detail, _ := json.Marshal(map[string]any{"query_sha256": hex.EncodeToString(sum[:]), "class": class,
 			"result_ids": ids, "touched": touched})
-		return q.AuditEventInsert(ctx, db.AuditEventInsertParams{TenantID: tenant, At: now, Actor: c.cfg.Actor,
-			Action: "memory.recall", Detail: detail})
+		return pt.Later(func() error {
+			return q.AuditEventInsert(ctx, db.AuditEventInsertParams{TenantID: tenant, At: now, Actor: c.cfg.Actor,
+				Action: "memory.recall", Detail: detail})
+		})
 	})
 	return touched, err
 }
 
-// coActivate strengthens the co_occurs edges among the entities the recalled memories mention
-// (hebbian.Model.Activate with tag 1 and activation 1). Edges locked by another transaction are
-// skipped.
-func (c *Coordinator) coActivate(ctx context.Context, q *db.Queries, tenant string, memIDs []int64, now time.Time) error {
-	ents, err := q.MentionEntitiesByMemories(ctx, db.MentionEntitiesByMemoriesParams{TenantID: tenant, MemoryIds: memIDs})
-	if err != nil {
-		return err
-	}
+// coActivate strengthens the co_occurs edges among ents, the distinct entities the recalled
+// memories mention in id order (hebbian.Model.Activate with tag 1 and activation 1). Edges
+// locked by another transaction are skipped. The edge writes wait in pt's queue.
+func (c *Coordinator) coActivate(ctx context.Context, pt *pipeTx, q *db.Queries, tenant string, ents []int64, now time.Time) error {
 	if len(ents) < 2 {
 		return nil
 	}
@@ -474,17 +484,17 @@ func (c *Coordinator) coActivate(ctx context.Context, q *db.Queries, tenant stri
 			}
 		}
 	}
-	if len(up.Ids) > 0 {
-		up.TenantID, up.Now = tenant, now
-		if err := q.EdgeUpdateCoOccurs(ctx, up); err != nil {
-			return err
+	return pt.Later(func() error {
+		if len(up.Ids) > 0 {
+			up.TenantID, up.Now = tenant, now
+			if err := q.EdgeUpdateCoOccurs(ctx, up); err != nil {
+				return err
+			}
 		}
-	}
-	if len(ins.SourceIDs) > 0 {
-		ins.TenantID, ins.Now = tenant, now
-		if err := q.EdgeInsertCoOccurs(ctx, ins); err != nil {
-			return err
+		if len(ins.SourceIDs) > 0 {
+			ins.TenantID, ins.Now = tenant, now
+			return q.EdgeInsertCoOccurs(ctx, ins)
 		}
-	}
-	return nil
+		return nil
+	})
 }

@@ -58,24 +58,27 @@ type STCReport struct {
 }
 
 // recallHooks runs the mechanisms beyond the fifteen that a recall drives, inside recall's
-// side-effect transaction: synaptic tagging and capture of the touched memories [stc_rescue],
-// cue intentions matched against the query [prospective], and the query's index terms in the
-// curiosity log [curiosity]. Each only with its switch on.
+// side-effect transaction after RecallApply (ap; nil when the recall returned nothing): capture
+// of the open synaptic tags [stc_rescue] — RecallApply tagged the weak touched memories; every
+// unrescued tag within the capture window of now is offered to the strong related memories
+// activated within its window, these among them — and cue intentions matched against the
+// query [prospective]. Each only with its switch on, and only when RecallApply found open tags
+// or pending cues. The query's index terms for the curiosity log [curiosity] travel with the
+// recall event.
 func (c *Coordinator) recallHooks(ctx context.Context, q *db.Queries, tenant, query string, qvec []float32,
-	touched []int64, sw switchSet, now time.Time,
+	ap *db.RecallApplyRow, sw switchSet, now time.Time,
 ) error {
-	if sw.enabled("stc_rescue") && len(touched) > 0 {
-		if _, err := c.stcActivate(ctx, q, tenant, touched, now, now); err != nil {
+	if sw.enabled("stc_rescue") && ap != nil && ap.OpenTags {
+		_, cfg, err := stcModel()
+		if err != nil {
+			return err
+		}
+		if _, err := c.stcCapture(ctx, q, tenant, now.Add(-cfg.CaptureWindow), now, now); err != nil {
 			return err
 		}
 	}
-	if sw.enabled("prospective") {
+	if sw.enabled("prospective") && (ap == nil || ap.PendingCues) {
 		if _, err := c.fireCues(ctx, q, tenant, now, cueSource{text: query, embedding: qvec, source: "recall", at: now}); err != nil {
-			return err
-		}
-	}
-	if sw.enabled("curiosity") {
-		if err := c.logQueryTerms(ctx, q, tenant, query, now); err != nil {
 			return err
 		}
 	}
@@ -135,34 +138,6 @@ func stcModel() (*pma.CaptureRescue, *pma.STCConfig, error) {
 	cfg := (&pma.STCConfig{}).WithDefaults()
 	m, err := pma.NewCaptureRescue(cfg)
 	return m, cfg, err
-}
-
-// stcActivate treats ids as activated at `at` (stored or recalled): the weak ones among them
-// are tagged, and every unrescued tag set within the capture window of `at` is offered to the
-// strong related memories activated within its window (these ids among them).
-func (c *Coordinator) stcActivate(ctx context.Context, q *db.Queries, tenant string, ids []int64, at, now time.Time) (*STCReport, error) {
-	_, cfg, err := stcModel()
-	if err != nil {
-		return nil, err
-	}
-	if at.After(now) {
-		at = now
-	}
-	rep := &STCReport{Tagged: []int64{}, Rescued: []STCRescue{}}
-	if len(ids) > 0 {
-		tagged, err := q.StcTagWeak(ctx, db.StcTagWeakParams{TenantID: tenant, Ids: ids, Below: cfg.TagBelow,
-			TaggedAt: at, ExpiresAt: at.Add(cfg.CaptureWindow)})
-		if err != nil {
-			return nil, err
-		}
-		rep.Tagged = append(rep.Tagged, tagged...)
-	}
-	rescued, err := c.stcCapture(ctx, q, tenant, at.Add(-cfg.CaptureWindow), at.Add(cfg.CaptureWindow), now)
-	if err != nil {
-		return nil, err
-	}
-	rep.Rescued = rescued
-	return rep, nil
 }
 
 // stcFormed treats the memories of a derive batch as activated at their formation (created_at):

@@ -368,24 +368,19 @@ func (c *Coordinator) Store(ctx context.Context, in StoreInput) (*StoreResult, e
 	}
 	res := &StoreResult{Layer: p.layer, Kind: p.kind, Route: p.route, Outcome: OutcomeCreated, Fact: p.fact,
 		Dates: p.dates, Embedded: p.embedding != nil}
-	err = c.beginTenantPrelude(ctx, in.TenantID, txPrelude{lockTimeout: StoreLockTimeout, ensureTenant: true}, func(tx pgx.Tx) error {
-		pt := newPipeTx(tx)
+	err = c.pipelinedTx(ctx, in.TenantID, txPrelude{lockTimeout: StoreLockTimeout, ensureTenant: true}, func(pt *pipeTx) error {
 		q := c.q.WithTx(pt)
 		if in.SessionID != nil {
-			if err := q.SessionTouch(ctx, db.SessionTouchParams{TenantID: in.TenantID, ID: *in.SessionID, Context: p.context, Now: now}); err != nil {
+			if err := pt.Later(func() error {
+				return q.SessionTouch(ctx, db.SessionTouchParams{TenantID: in.TenantID, ID: *in.SessionID, Context: p.context, Now: now})
+			}); err != nil {
 				return err
 			}
 		}
-		var err error
 		if p.layer == LayerCore {
-			err = c.storeCore(ctx, pt, q, p, res)
-		} else {
-			err = c.storeNew(ctx, pt, q, p, res)
+			return c.storeCore(ctx, pt, q, p, res)
 		}
-		if err != nil {
-			return err
-		}
-		return pt.Flush(ctx)
+		return c.storeNew(ctx, pt, q, p, res)
 	})
 	if err != nil {
 		return nil, interpretError("storing memory", err)
@@ -416,8 +411,8 @@ func (c *Coordinator) insertParams(p *prepared) db.MemoryStoreParams {
 }
 
 // storeNew inserts a new memory. Its triple copies, procedure and audit row wait in pt's queue
-// and go out with the derive job's insert: a plain store is four round trips (BEGIN with the
-// tenant binding, the INSERT, the rest, COMMIT).
+// and go out with the derive job's insert: a plain store is three round trips (BEGIN with the
+// tenant binding and the INSERT; the rest; COMMIT with River's insert notification, if any).
 func (c *Coordinator) storeNew(ctx context.Context, pt *pipeTx, q *db.Queries, p *prepared, res *StoreResult) error {
 	params := c.insertParams(p)
 	recheck := false
@@ -521,8 +516,11 @@ func (c *Coordinator) storeNew(ctx context.Context, pt *pipeTx, q *db.Queries, p
 	if err := c.neuroOnStore(ctx, q, p.in.TenantID, res, p.now); err != nil {
 		return err
 	}
-	return c.enqueueDerive(ctx, pt, jobs.DeriveArgs{TenantID: p.in.TenantID, MemoryIDs: []int64{id},
-		NeedsEmbedding: p.embedding == nil, RecheckSupersede: recheck})
+	// River's insert notification, when it sends one, waits for COMMIT.
+	return pt.Later(func() error {
+		return c.enqueueDerive(ctx, pt, jobs.DeriveArgs{TenantID: p.in.TenantID, MemoryIDs: []int64{id},
+			NeedsEmbedding: p.embedding == nil, RecheckSupersede: recheck})
+	})
 }
 
 func (c *Coordinator) enqueueDerive(ctx context.Context, tx pgx.Tx, args jobs.DeriveArgs) error {

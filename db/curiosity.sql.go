@@ -68,34 +68,6 @@ func (q *Queries) CuriosityQueries(ctx context.Context, arg CuriosityQueriesPara
 	return items, nil
 }
 
-const curiosityRecallTerms = `-- name: CuriosityRecallTerms :execrows
-UPDATE zb.recall_event SET query_terms = $1::text[]
-WHERE tenant_id = $2::text AND query_hash = $3::bytea AND created_at = $4::timestamptz
-  AND query_terms IS NULL
-`
-
-type CuriosityRecallTermsParams struct {
-	Terms     []string  `json:"terms"`
-	TenantID  string    `json:"tenant_id"`
-	QueryHash []byte    `json:"query_hash"`
-	Now       time.Time `json:"now"`
-}
-
-// CuriosityRecallTerms records the query's index terms on the recall event just logged for it
-// (same tenant, query hash and time, terms not yet set): the curiosity engine's query log.
-func (q *Queries) CuriosityRecallTerms(ctx context.Context, arg CuriosityRecallTermsParams) (int64, error) {
-	result, err := q.db.Exec(ctx, curiosityRecallTerms,
-		arg.Terms,
-		arg.TenantID,
-		arg.QueryHash,
-		arg.Now,
-	)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
-}
-
 const curiosityTopicFacts = `-- name: CuriosityTopicFacts :many
 WITH tt AS (
     SELECT unnest($2::integer[]) AS topic, unnest($3::text[]) AS term

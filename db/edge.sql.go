@@ -126,35 +126,3 @@ func (q *Queries) EdgeUpdateCoOccurs(ctx context.Context, arg EdgeUpdateCoOccurs
 	)
 	return err
 }
-
-const mentionEntitiesByMemories = `-- name: MentionEntitiesByMemories :many
-SELECT DISTINCT entity_id FROM zb.mention
-WHERE tenant_id = $1::text AND memory_id = ANY ($2::bigint[])
-ORDER BY entity_id
-`
-
-type MentionEntitiesByMemoriesParams struct {
-	TenantID  string  `json:"tenant_id"`
-	MemoryIds []int64 `json:"memory_ids"`
-}
-
-// MentionEntitiesByMemories returns the distinct entities mentioned by the given memories.
-func (q *Queries) MentionEntitiesByMemories(ctx context.Context, arg MentionEntitiesByMemoriesParams) ([]int64, error) {
-	rows, err := q.db.Query(ctx, mentionEntitiesByMemories, arg.TenantID, arg.MemoryIds)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []int64
-	for rows.Next() {
-		var entity_id int64
-		if err := rows.Scan(&entity_id); err != nil {
-			return nil, err
-		}
-		items = append(items, entity_id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}

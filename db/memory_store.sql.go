@@ -270,73 +270,6 @@ func (q *Queries) MemoryMoveLayer(ctx context.Context, arg MemoryMoveLayerParams
 	return result.RowsAffected(), nil
 }
 
-const memoryRecallApply = `-- name: MemoryRecallApply :many
-WITH upd AS (
-    SELECT unnest($4::bigint[]) AS id, unnest($5::double precision[]) AS stability,
-           unnest($6::double precision[]) AS read_stability
-), locked AS (
-    SELECT m.id FROM zb.memory m
-    WHERE m.tenant_id = $3::text AND m.id IN (SELECT upd.id FROM upd)
-    FOR UPDATE SKIP LOCKED
-)
-UPDATE zb.memory m
-SET access_count = m.access_count + 1, last_accessed_at = greatest(m.last_accessed_at, $1::timestamptz),
-    stability = CASE WHEN m.stability IS NULL THEN NULL
-                     WHEN m.stability = upd.read_stability OR NOT (upd.read_stability > 0) THEN upd.stability
-                     ELSE least(m.stability * (upd.stability / upd.read_stability),
-                                greatest(m.stability, $2::double precision)) END
-FROM upd
-WHERE m.tenant_id = $3::text AND m.id = upd.id AND m.id IN (SELECT locked.id FROM locked)
-RETURNING m.id
-`
-
-type MemoryRecallApplyParams struct {
-	Now             time.Time `json:"now"`
-	MaxStability    float64   `json:"max_stability"`
-	TenantID        string    `json:"tenant_id"`
-	Ids             []int64   `json:"ids"`
-	Stabilities     []float64 `json:"stabilities"`
-	ReadStabilities []float64 `json:"read_stabilities"`
-}
-
-// MemoryRecallApply records a used recall on memories not locked by another transaction:
-// access count, last access and the grown stability. It returns the ids it updated; locked rows
-// are skipped (recall never waits on a sleep or decay run). Recall computes the growth from the
-// stability it read without a lock (read_stabilities); when another transaction changed the
-// stability since (a sleep, a review), the growth factor applies to the current value, capped
-// at max(current, max_stability), so neither write is lost.
-// It writes no indexed column, so the update is HOT (0014): the row is not inserted again into
-// the HNSW, GIN and btree indexes. fade_at (memory_fade_idx) is therefore left alone: a recall
-// only grows stability, so the stored fade time stays at or before the true one, and DecayDue,
-// finding R still ≥ 0.1 when it comes due, moves it to the next predicted crossing (one
-// non-HOT update per fade period instead of one per recall).
-func (q *Queries) MemoryRecallApply(ctx context.Context, arg MemoryRecallApplyParams) ([]int64, error) {
-	rows, err := q.db.Query(ctx, memoryRecallApply,
-		arg.Now,
-		arg.MaxStability,
-		arg.TenantID,
-		arg.Ids,
-		arg.Stabilities,
-		arg.ReadStabilities,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		items = append(items, id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const memoryShortTermBySession = `-- name: MemoryShortTermBySession :many
 SELECT id, content, occurred_at, created_at FROM zb.memory
 WHERE tenant_id = $1::text AND session_id = $2::uuid AND layer = 'short_term' AND status = 'active'
@@ -573,4 +506,128 @@ func (q *Queries) MemorySupersede(ctx context.Context, arg MemorySupersedeParams
 		return 0, err
 	}
 	return result.RowsAffected(), nil
+}
+
+const recallApply = `-- name: RecallApply :one
+WITH upd AS (
+    SELECT unnest($7::bigint[]) AS id, unnest($8::double precision[]) AS stability,
+           unnest($9::double precision[]) AS read_stability
+), locked AS (
+    SELECT m.id FROM zb.memory m
+    WHERE m.tenant_id = $2::text AND m.id IN (SELECT upd.id FROM upd)
+    FOR UPDATE SKIP LOCKED
+), touched AS (
+    UPDATE zb.memory m
+    SET access_count = m.access_count + 1, last_accessed_at = greatest(m.last_accessed_at, $5::timestamptz),
+        stability = CASE WHEN m.stability IS NULL THEN NULL
+                         WHEN m.stability = upd.read_stability OR NOT (upd.read_stability > 0) THEN upd.stability
+                         ELSE least(m.stability * (upd.stability / upd.read_stability),
+                                    greatest(m.stability, $10::double precision)) END
+    FROM upd
+    WHERE m.tenant_id = $2::text AND m.id = upd.id AND m.id IN (SELECT locked.id FROM locked)
+    RETURNING m.tenant_id, m.id, m.layer, m.status, m.stability, m.confidence
+), lability AS (
+    INSERT INTO zb.lability_window (tenant_id, memory_id, opened_at, closes_at)
+    SELECT t.tenant_id, t.id, $5::timestamptz, $11::timestamptz FROM touched t
+    ON CONFLICT (tenant_id, memory_id) DO UPDATE SET opened_at = EXCLUDED.opened_at, closes_at = EXCLUDED.closes_at
+), tagged AS (
+    INSERT INTO zb.stc_tag (tenant_id, memory_id, tagged_at, expires_at, strength_before)
+    SELECT t.tenant_id, t.id, $5::timestamptz, $12::timestamptz,
+           least(1, greatest(0, coalesce((
+               SELECT max(zb.copy_strength(c.copy, c.initial_strength, c.tau_seconds, c.created_at, $5::timestamptz))
+               FROM zb.triple_copy c WHERE c.tenant_id = t.tenant_id AND c.memory_id = t.id), 0)))
+    FROM touched t
+    WHERE $3::boolean AND t.status = 'active' AND t.layer <> 'core' AND t.stability IS NOT NULL
+      AND t.confidence < $13::double precision
+    ORDER BY t.id
+    ON CONFLICT (tenant_id, memory_id) DO UPDATE
+    SET tagged_at = EXCLUDED.tagged_at, expires_at = EXCLUDED.expires_at, strength_before = EXCLUDED.strength_before
+    WHERE zb.stc_tag.rescued_at IS NULL AND zb.stc_tag.expires_at < EXCLUDED.tagged_at
+    RETURNING memory_id
+)
+SELECT coalesce((SELECT array_agg(t.id ORDER BY t.id) FROM touched t), '{}')::bigint[] AS touched,
+       coalesce((SELECT array_agg(g.memory_id ORDER BY g.memory_id) FROM tagged g), '{}')::bigint[] AS tagged,
+       coalesce((SELECT array_agg(DISTINCT mn.entity_id ORDER BY mn.entity_id) FROM zb.mention mn
+                 WHERE $1::boolean AND mn.tenant_id = $2::text
+                   AND mn.memory_id IN (SELECT t.id FROM touched t)), '{}')::bigint[] AS entities,
+       ($3::boolean AND (EXISTS (SELECT 1 FROM tagged)
+            OR EXISTS (SELECT 1 FROM zb.stc_tag s WHERE s.tenant_id = $2::text AND s.rescued_at IS NULL
+                         AND s.tagged_at BETWEEN $4::timestamptz AND $5::timestamptz)))::boolean AS open_tags,
+       ($6::boolean AND EXISTS (
+            SELECT 1 FROM zb.prospective_intention p
+            WHERE p.tenant_id = $2::text AND p.status = 'pending' AND p.trigger_kind = 'cue'
+              AND (p.expires_at IS NULL OR p.expires_at > $5::timestamptz)))::boolean AS pending_cues
+`
+
+type RecallApplyParams struct {
+	Entities        bool      `json:"entities"`
+	TenantID        string    `json:"tenant_id"`
+	Stc             bool      `json:"stc"`
+	TagsFrom        time.Time `json:"tags_from"`
+	Now             time.Time `json:"now"`
+	Cues            bool      `json:"cues"`
+	Ids             []int64   `json:"ids"`
+	Stabilities     []float64 `json:"stabilities"`
+	ReadStabilities []float64 `json:"read_stabilities"`
+	MaxStability    float64   `json:"max_stability"`
+	ClosesAt        time.Time `json:"closes_at"`
+	TagExpiresAt    time.Time `json:"tag_expires_at"`
+	TagBelow        float64   `json:"tag_below"`
+}
+
+type RecallApplyRow struct {
+	Touched     []int64 `json:"touched"`
+	Tagged      []int64 `json:"tagged"`
+	Entities    []int64 `json:"entities"`
+	OpenTags    bool    `json:"open_tags"`
+	PendingCues bool    `json:"pending_cues"`
+}
+
+// RecallApply writes a used recall's side effects on its memories in one statement (one round
+// trip instead of four) and returns what the rest of the side-effect transaction needs:
+//
+//	touched  — the memories updated, in id order: access count, last access and the grown
+//	           stability, skipping rows another transaction holds (recall never waits on a
+//	           sleep or decay run). Recall computes the growth from the stability it read
+//	           without a lock (read_stabilities); when another transaction changed the
+//	           stability since (a sleep, a review), the growth factor applies to the current
+//	           value, capped at max(current, max_stability), so neither write is lost. The
+//	           update writes no indexed column and stays HOT (0014); fade_at
+//	           (memory_fade_idx) is left to DecayDue: a recall only grows stability, so the
+//	           stored fade time stays at or before the true one, and DecayDue, finding
+//	           R still >= 0.1 when it comes due, moves it to the next predicted crossing.
+//	(no column) — each touched memory's reconsolidation lability window opened (or
+//	           extended) to [now, closes_at].
+//	tagged   — with @stc: the touched memories tagged by synaptic tagging and capture (the
+//	           rule of StcTagWeak, on the updated rows, tagged at @now).
+//	entities — with @entities: the distinct entities the touched memories mention, in id
+//	           order (for the Hebbian co-activation).
+//	open_tags — with @stc: whether an unrescued tag was set in [@tags_from, @now] (these
+//	           memories' new tags among them), i.e. whether tag capture has anything to do.
+//	pending_cues — with @cues: whether a pending, unexpired cue intention exists.
+func (q *Queries) RecallApply(ctx context.Context, arg RecallApplyParams) (RecallApplyRow, error) {
+	row := q.db.QueryRow(ctx, recallApply,
+		arg.Entities,
+		arg.TenantID,
+		arg.Stc,
+		arg.TagsFrom,
+		arg.Now,
+		arg.Cues,
+		arg.Ids,
+		arg.Stabilities,
+		arg.ReadStabilities,
+		arg.MaxStability,
+		arg.ClosesAt,
+		arg.TagExpiresAt,
+		arg.TagBelow,
+	)
+	var i RecallApplyRow
+	err := row.Scan(
+		&i.Touched,
+		&i.Tagged,
+		&i.Entities,
+		&i.OpenTags,
+		&i.PendingCues,
+	)
+	return i, err
 }

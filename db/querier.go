@@ -72,9 +72,6 @@ type Querier interface {
 	// best of its first three results (the share of them that the result's index terms contain; 0
 	// without results).
 	CuriosityQueries(ctx context.Context, arg CuriosityQueriesParams) ([]CuriosityQueriesRow, error)
-	// CuriosityRecallTerms records the query's index terms on the recall event just logged for it
-	// (same tenant, query hash and time, terms not yet set): the curiosity engine's query log.
-	CuriosityRecallTerms(ctx context.Context, arg CuriosityRecallTermsParams) (int64, error)
 	// CuriosityTopicFacts counts, per topic, the tenant's active knowledge (every layer but working
 	// and short-term) about it and its mean confidence. A memory is about a topic when its index
 	// terms contain at least need of the topic's terms; topics come as parallel arrays (topic index,
@@ -176,8 +173,6 @@ type Querier interface {
 	ImportTripleCopyInsert(ctx context.Context, arg ImportTripleCopyInsertParams) error
 	// JobCountsByQueueState returns River's jobs by queue and state.
 	JobCountsByQueueState(ctx context.Context) ([]JobCountsByQueueStateRow, error)
-	// LabilityWindowOpen opens (or extends) the reconsolidation lability window of memories.
-	LabilityWindowOpen(ctx context.Context, arg LabilityWindowOpenParams) error
 	// LcArchive archives active memories (they leave default recall; provenance and deep recall
 	// still reach them) and drops their review state.
 	LcArchive(ctx context.Context, arg LcArchiveParams) (int64, error)
@@ -448,18 +443,6 @@ type Querier interface {
 	// MemoryOutcomeUpdate writes a skill's new stability, fade time and Beta confidence after a
 	// reported outcome.
 	MemoryOutcomeUpdate(ctx context.Context, arg MemoryOutcomeUpdateParams) (int64, error)
-	// MemoryRecallApply records a used recall on memories not locked by another transaction:
-	// access count, last access and the grown stability. It returns the ids it updated; locked rows
-	// are skipped (recall never waits on a sleep or decay run). Recall computes the growth from the
-	// stability it read without a lock (read_stabilities); when another transaction changed the
-	// stability since (a sleep, a review), the growth factor applies to the current value, capped
-	// at max(current, max_stability), so neither write is lost.
-	// It writes no indexed column, so the update is HOT (0014): the row is not inserted again into
-	// the HNSW, GIN and btree indexes. fade_at (memory_fade_idx) is therefore left alone: a recall
-	// only grows stability, so the stored fade time stays at or before the true one, and DecayDue,
-	// finding R still ≥ 0.1 when it comes due, moves it to the next predicted crossing (one
-	// non-HOT update per fade period instead of one per recall).
-	MemoryRecallApply(ctx context.Context, arg MemoryRecallApplyParams) ([]int64, error)
 	// MemorySearchNearest returns a tenant's active memories nearest to a query embedding (cosine
 	// distance, HNSW index).
 	MemorySearchNearest(ctx context.Context, arg MemorySearchNearestParams) ([]MemorySearchNearestRow, error)
@@ -478,8 +461,6 @@ type Querier interface {
 	MemorySupersedableCount(ctx context.Context, arg MemorySupersedableCountParams) (int64, error)
 	// MemorySupersede ends the validity of one fact and points it at the fact that replaces it.
 	MemorySupersede(ctx context.Context, arg MemorySupersedeParams) (int64, error)
-	// MentionEntitiesByMemories returns the distinct entities mentioned by the given memories.
-	MentionEntitiesByMemories(ctx context.Context, arg MentionEntitiesByMemoriesParams) ([]int64, error)
 	// MetacogEventInsert records one signal of the metacognitive monitor unless an event of the same
 	// kind was already recorded from the same input (detail -> 'basis'): re-running a job on
 	// unchanged logs writes nothing.
@@ -543,13 +524,36 @@ type Querier interface {
 	// ProspectivePendingCues returns a tenant's pending cue intentions that have not expired by
 	// @now, oldest first, at most @k, with their cue embeddings.
 	ProspectivePendingCues(ctx context.Context, arg ProspectivePendingCuesParams) ([]ProspectivePendingCuesRow, error)
+	// RecallApply writes a used recall's side effects on its memories in one statement (one round
+	// trip instead of four) and returns what the rest of the side-effect transaction needs:
+	//   touched  — the memories updated, in id order: access count, last access and the grown
+	//              stability, skipping rows another transaction holds (recall never waits on a
+	//              sleep or decay run). Recall computes the growth from the stability it read
+	//              without a lock (read_stabilities); when another transaction changed the
+	//              stability since (a sleep, a review), the growth factor applies to the current
+	//              value, capped at max(current, max_stability), so neither write is lost. The
+	//              update writes no indexed column and stays HOT (0014); fade_at
+	//              (memory_fade_idx) is left to DecayDue: a recall only grows stability, so the
+	//              stored fade time stays at or before the true one, and DecayDue, finding
+	//              R still >= 0.1 when it comes due, moves it to the next predicted crossing.
+	//   (no column) — each touched memory's reconsolidation lability window opened (or
+	//              extended) to [now, closes_at].
+	//   tagged   — with @stc: the touched memories tagged by synaptic tagging and capture (the
+	//              rule of StcTagWeak, on the updated rows, tagged at @now).
+	//   entities — with @entities: the distinct entities the touched memories mention, in id
+	//              order (for the Hebbian co-activation).
+	//   open_tags — with @stc: whether an unrescued tag was set in [@tags_from, @now] (these
+	//              memories' new tags among them), i.e. whether tag capture has anything to do.
+	//   pending_cues — with @cues: whether a pending, unexpired cue intention exists.
+	RecallApply(ctx context.Context, arg RecallApplyParams) (RecallApplyRow, error)
 	// RecallCandidates runs zb.recall_candidates (per layer the top k by cosine and by BM25, with
 	// both signals, the strongest edge and the corpus statistics) and joins the memory rows, in one
 	// round trip and without row locks. model is the query embedding's model: vectors are compared
 	// only when it is the active model (zb.config embedding_model, when recorded).
 	RecallCandidates(ctx context.Context, arg RecallCandidatesParams) ([]RecallCandidatesRow, error)
-	// RecallEventInsert records one recall for the metacognitive monitor and returns its id.
-	RecallEventInsert(ctx context.Context, arg RecallEventInsertParams) (int64, error)
+	// RecallEventInsert records one recall for the metacognitive monitor, with the query's index
+	// terms when the curiosity engine logs them (NULL otherwise).
+	RecallEventInsert(ctx context.Context, arg RecallEventInsertParams) error
 	// ReembedJobCounts counts the re-embedding jobs (River kind zb_reembed) by state.
 	ReembedJobCounts(ctx context.Context) ([]ReembedJobCountsRow, error)
 	// Embedding-model versioning (coordinator/reembed.go).
@@ -611,12 +615,6 @@ type Querier interface {
 	StcRescueTag(ctx context.Context, arg StcRescueTagParams) (int64, error)
 	// StcTagList returns a tenant's synaptic tags, newest first, at most @k.
 	StcTagList(ctx context.Context, arg StcTagListParams) ([]StcTagListRow, error)
-	// StcTagWeak sets a synaptic tag on each given memory that is weak (confidence below @below),
-	// active and decaying (not core): tagged at @tagged_at, its capture window closing at
-	// @expires_at, with its triple-copy strength at @tagged_at. A memory already rescued, or whose
-	// window is still open, keeps its tag; a window that closed without rescue is opened again. It
-	// returns the ids tagged.
-	StcTagWeak(ctx context.Context, arg StcTagWeakParams) ([]int64, error)
 	// StcTagWeakActive is sleep's tagging pass: every weak (confidence below @below), active,
 	// decaying memory of the tenant last activated (stored or recalled) in [@since, @now] is tagged
 	// at its last activation, its window closing @window_seconds later (the same conflict rule as

@@ -14,30 +14,6 @@ import (
 	"github.com/pgvector/pgvector-go"
 )
 
-const labilityWindowOpen = `-- name: LabilityWindowOpen :exec
-INSERT INTO zb.lability_window (tenant_id, memory_id, opened_at, closes_at)
-SELECT $1::text, u, $2::timestamptz, $3::timestamptz FROM unnest($4::bigint[]) u
-ON CONFLICT (tenant_id, memory_id) DO UPDATE SET opened_at = EXCLUDED.opened_at, closes_at = EXCLUDED.closes_at
-`
-
-type LabilityWindowOpenParams struct {
-	TenantID  string    `json:"tenant_id"`
-	Now       time.Time `json:"now"`
-	ClosesAt  time.Time `json:"closes_at"`
-	MemoryIds []int64   `json:"memory_ids"`
-}
-
-// LabilityWindowOpen opens (or extends) the reconsolidation lability window of memories.
-func (q *Queries) LabilityWindowOpen(ctx context.Context, arg LabilityWindowOpenParams) error {
-	_, err := q.db.Exec(ctx, labilityWindowOpen,
-		arg.TenantID,
-		arg.Now,
-		arg.ClosesAt,
-		arg.MemoryIds,
-	)
-	return err
-}
-
 const lexicalStatCompact = `-- name: LexicalStatCompact :one
 SELECT zb.lexical_stat_compact($1::text)::bigint AS removed
 `
@@ -229,11 +205,10 @@ func (q *Queries) RecallCandidates(ctx context.Context, arg RecallCandidatesPara
 	return items, nil
 }
 
-const recallEventInsert = `-- name: RecallEventInsert :one
-INSERT INTO zb.recall_event (tenant_id, query_hash, query_class, result_ids, top_score, created_at)
+const recallEventInsert = `-- name: RecallEventInsert :exec
+INSERT INTO zb.recall_event (tenant_id, query_hash, query_class, result_ids, top_score, created_at, query_terms)
 VALUES ($1::text, $2::bytea, $3::text, $4::bigint[],
-        $5::double precision, $6::timestamptz)
-RETURNING id
+        $5::double precision, $6::timestamptz, $7::text[])
 `
 
 type RecallEventInsertParams struct {
@@ -243,19 +218,20 @@ type RecallEventInsertParams struct {
 	ResultIDs  []int64   `json:"result_ids"`
 	TopScore   *float64  `json:"top_score"`
 	Now        time.Time `json:"now"`
+	QueryTerms []string  `json:"query_terms"`
 }
 
-// RecallEventInsert records one recall for the metacognitive monitor and returns its id.
-func (q *Queries) RecallEventInsert(ctx context.Context, arg RecallEventInsertParams) (int64, error) {
-	row := q.db.QueryRow(ctx, recallEventInsert,
+// RecallEventInsert records one recall for the metacognitive monitor, with the query's index
+// terms when the curiosity engine logs them (NULL otherwise).
+func (q *Queries) RecallEventInsert(ctx context.Context, arg RecallEventInsertParams) error {
+	_, err := q.db.Exec(ctx, recallEventInsert,
 		arg.TenantID,
 		arg.QueryHash,
 		arg.QueryClass,
 		arg.ResultIDs,
 		arg.TopScore,
 		arg.Now,
+		arg.QueryTerms,
 	)
-	var id int64
-	err := row.Scan(&id)
-	return id, err
+	return err
 }

@@ -375,61 +375,6 @@ func (q *Queries) StcTagList(ctx context.Context, arg StcTagListParams) ([]StcTa
 	return items, nil
 }
 
-const stcTagWeak = `-- name: StcTagWeak :many
-INSERT INTO zb.stc_tag (tenant_id, memory_id, tagged_at, expires_at, strength_before)
-SELECT m.tenant_id, m.id, $1::timestamptz, $2::timestamptz,
-       least(1, greatest(0, coalesce((
-           SELECT max(zb.copy_strength(t.copy, t.initial_strength, t.tau_seconds, t.created_at, $1::timestamptz))
-           FROM zb.triple_copy t WHERE t.tenant_id = m.tenant_id AND t.memory_id = m.id), 0)))
-FROM zb.memory m
-WHERE m.tenant_id = $3::text AND m.id = ANY ($4::bigint[]) AND m.status = 'active'
-  AND m.layer <> 'core' AND m.stability IS NOT NULL AND m.confidence < $5::double precision
-ORDER BY m.id
-ON CONFLICT (tenant_id, memory_id) DO UPDATE
-SET tagged_at = EXCLUDED.tagged_at, expires_at = EXCLUDED.expires_at, strength_before = EXCLUDED.strength_before
-WHERE zb.stc_tag.rescued_at IS NULL AND zb.stc_tag.expires_at < EXCLUDED.tagged_at
-RETURNING memory_id
-`
-
-type StcTagWeakParams struct {
-	TaggedAt  time.Time `json:"tagged_at"`
-	ExpiresAt time.Time `json:"expires_at"`
-	TenantID  string    `json:"tenant_id"`
-	Ids       []int64   `json:"ids"`
-	Below     float64   `json:"below"`
-}
-
-// StcTagWeak sets a synaptic tag on each given memory that is weak (confidence below @below),
-// active and decaying (not core): tagged at @tagged_at, its capture window closing at
-// @expires_at, with its triple-copy strength at @tagged_at. A memory already rescued, or whose
-// window is still open, keeps its tag; a window that closed without rescue is opened again. It
-// returns the ids tagged.
-func (q *Queries) StcTagWeak(ctx context.Context, arg StcTagWeakParams) ([]int64, error) {
-	rows, err := q.db.Query(ctx, stcTagWeak,
-		arg.TaggedAt,
-		arg.ExpiresAt,
-		arg.TenantID,
-		arg.Ids,
-		arg.Below,
-	)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []int64
-	for rows.Next() {
-		var memory_id int64
-		if err := rows.Scan(&memory_id); err != nil {
-			return nil, err
-		}
-		items = append(items, memory_id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const stcTagWeakActive = `-- name: StcTagWeakActive :many
 INSERT INTO zb.stc_tag (tenant_id, memory_id, tagged_at, expires_at, strength_before)
 SELECT m.tenant_id, m.id, m.last_accessed_at, m.last_accessed_at + make_interval(secs => $1::double precision),

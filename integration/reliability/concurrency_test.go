@@ -25,7 +25,7 @@ func TestRecallKeepsConcurrentStabilityGrowth(t *testing.T) {
 	t.Parallel()
 	u, admin := db(t)
 	ctx := context.Background()
-	g := newGate("-- name: MemoryRecallApply")
+	g := newGate("-- name: RecallApply")
 	co := newCoordinator(t, newPool(t, u, g, nil), nil)
 	res, err := co.Store(ctx, coordinator.StoreInput{TenantID: "lu", Content: "Grace keeps bees in Vienna"})
 	require.NoError(t, err)

@@ -117,7 +117,7 @@ func TestFaultTerminatedMidTransaction(t *testing.T) {
 
 	t.Run("RecallSideEffects", func(t *testing.T) {
 		before := counts(t, admin)
-		err := killAt(t, "-- name: MemoryRecallApply", func(co *coordinator.Coordinator) error {
+		err := killAt(t, "-- name: RecallApply", func(co *coordinator.Coordinator) error {
 			_, err := co.Recall(ctx, ten, "Where did Carol move?", nil)
 			return err
 		})

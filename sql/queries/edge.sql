@@ -1,9 +1,3 @@
--- name: MentionEntitiesByMemories :many
--- MentionEntitiesByMemories returns the distinct entities mentioned by the given memories.
-SELECT DISTINCT entity_id FROM zb.mention
-WHERE tenant_id = @tenant_id::text AND memory_id = ANY (@memory_ids::bigint[])
-ORDER BY entity_id;
-
 -- name: EdgeListCoOccursLocked :many
 -- EdgeListCoOccursLocked returns the co_occurs edges among the given entities that no other
 -- transaction holds, locked; edges locked by a sleep or decay run are skipped.

@@ -22,12 +22,12 @@ FROM zb.recall_candidates(
 JOIN zb.memory m ON m.tenant_id = @tenant_id::text AND m.id = c.id
 ORDER BY m.id;
 
--- name: RecallEventInsert :one
--- RecallEventInsert records one recall for the metacognitive monitor and returns its id.
-INSERT INTO zb.recall_event (tenant_id, query_hash, query_class, result_ids, top_score, created_at)
+-- name: RecallEventInsert :exec
+-- RecallEventInsert records one recall for the metacognitive monitor, with the query's index
+-- terms when the curiosity engine logs them (NULL otherwise).
+INSERT INTO zb.recall_event (tenant_id, query_hash, query_class, result_ids, top_score, created_at, query_terms)
 VALUES (@tenant_id::text, @query_hash::bytea, @query_class::text, @result_ids::bigint[],
-        sqlc.narg('top_score')::double precision, @now::timestamptz)
-RETURNING id;
+        sqlc.narg('top_score')::double precision, @now::timestamptz, sqlc.narg('query_terms')::text[]);
 
 -- name: LexicalStatCompact :one
 -- LexicalStatCompact folds a tenant's BM25 statistic deltas into one row.
@@ -37,9 +37,3 @@ SELECT zb.lexical_stat_compact(@tenant_id::text)::bigint AS removed;
 -- LexicalStatGet returns a tenant's BM25 corpus statistics: active documents and total terms.
 SELECT coalesce(sum(docs), 0)::bigint AS docs, coalesce(sum(terms), 0)::bigint AS terms
 FROM zb.lexical_stat_delta WHERE tenant_id = @tenant_id::text;
-
--- name: LabilityWindowOpen :exec
--- LabilityWindowOpen opens (or extends) the reconsolidation lability window of memories.
-INSERT INTO zb.lability_window (tenant_id, memory_id, opened_at, closes_at)
-SELECT @tenant_id::text, u, @now::timestamptz, @closes_at::timestamptz FROM unnest(@memory_ids::bigint[]) u
-ON CONFLICT (tenant_id, memory_id) DO UPDATE SET opened_at = EXCLUDED.opened_at, closes_at = EXCLUDED.closes_at;
