@@ -127,10 +127,9 @@ func TestJobsAdmin(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
 	ctx := ctxT(t)
-	for _, tn := range []string{"t1", "t2"} {
-		_, err := b.co.Store(ctx, coordinator.StoreInput{TenantID: tn, Content: "hello " + tn})
-		require.NoError(t, err)
-	}
+	// A batch enqueues a pending derivation per tenant.
+	_, err := b.co.StoreBatch(ctx, []coordinator.StoreInput{{TenantID: "t1", Content: "hello t1"}, {TenantID: "t2", Content: "hello t2"}})
+	require.NoError(t, err)
 	enq, err := b.co.EnqueueLifecycle(ctx, coordinator.TaskSleep, []string{"t1"})
 	require.NoError(t, err)
 	require.Len(t, enq, 1)

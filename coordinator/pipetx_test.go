@@ -134,29 +134,29 @@ func TestPipeTx(t *testing.T) {
 	require.Zero(t, count)
 }
 
-// A plain store is three round trips (BEGIN with its prelude and the INSERT; the copies, audit
-// row and derive job in one batch; COMMIT) and writes all of them; with triple_copy switched
-// off the store writes no copies.
+// A plain store is two round trips (BEGIN with its prelude and the INSERT; the copies and audit
+// row with COMMIT) and writes all of them; its derivation is queued by the memory table's
+// triggers (zb.memory_underived, and a notification to the worker at COMMIT), not by a River
+// job of its own. With triple_copy switched off the store writes no copies.
 func TestStoreRoundTrips(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	pcfg, err := pgxpool.ParseConfig(zbtest.DB(t, nil))
-	require.NoError(t, err)
 	sc := &sendCounter{}
-	pcfg.ConnConfig.Tracer = sc
-	pcfg.AfterConnect = dbconn.RegisterTypes
-	pcfg.MaxConns = 1
-	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+	co, pool := countingCoordinator(t, ctx, sc, Config{DeferEmbedding: true})
+	listener, err := pgx.Connect(ctx, pool.Config().ConnConfig.ConnString())
 	require.NoError(t, err)
-	defer pool.Close()
-	co, err := New(&Config{Pool: pool, DeferEmbedding: true})
+	defer listener.Close(ctx)
+	_, err = listener.Exec(ctx, "LISTEN zb_memory_inserted")
 	require.NoError(t, err)
 	store := func(tenant, content string) int64 {
 		before := sc.n.Load()
 		res, err := co.Store(ctx, StoreInput{TenantID: tenant, Content: content, Layer: LayerSemantic})
 		require.NoError(t, err)
-		require.Equal(t, int64(3), sc.n.Load()-before, "round trips of a store")
+		require.Equal(t, int64(2), sc.n.Load()-before, "round trips of a store")
+		n, err := listener.WaitForNotification(ctx)
+		require.NoError(t, err)
+		require.Equal(t, tenant, n.Payload, "the worker is notified of the tenant")
 		return res.ID
 	}
 	count := func(sql string, args ...any) int {
@@ -168,20 +168,30 @@ func TestStoreRoundTrips(t *testing.T) {
 	// settings); the pool holds one connection so that both stores below find it warm.
 	_, err = co.Store(ctx, StoreInput{TenantID: "rt", Content: "Warm-up: the first store.", Layer: LayerSemantic})
 	require.NoError(t, err)
+	_, err = listener.WaitForNotification(ctx)
+	require.NoError(t, err)
 	id := store("rt", "Ada keeps her notes in a green binder.")
+	green := id
 	require.Equal(t, 2, count(`SELECT count(*) FROM zb.triple_copy WHERE tenant_id = 'rt' AND memory_id = $1`, id))
 	require.Equal(t, 1, count(`SELECT count(*) FROM zb.audit_event WHERE tenant_id = 'rt' AND memory_id = $1 AND action = 'memory.store'`, id))
-	require.Equal(t, 1, count(`SELECT count(*) FROM river.river_job WHERE kind = 'zb_derive' AND args->'memory_ids' @> to_jsonb($1::bigint)`, id))
+	require.Equal(t, 1, count(`SELECT count(*) FROM zb.memory_underived WHERE tenant_id = 'rt' AND memory_id = $1`, id))
+	require.Zero(t, count(`SELECT count(*) FROM river.river_job WHERE kind = 'zb_derive'`), "no job per store")
 
 	require.NoError(t, co.SetAlgorithm(ctx, "rt-off", "triple_copy", false))
 	id = store("rt-off", "Ada keeps her notes in a red binder.")
 	require.Zero(t, count(`SELECT count(*) FROM zb.triple_copy WHERE tenant_id = 'rt-off' AND memory_id = $1`, id))
 	require.Equal(t, 1, count(`SELECT count(*) FROM zb.audit_event WHERE tenant_id = 'rt-off' AND memory_id = $1`, id))
+
+	// The derivation the pending sweep runs derives it (and takes it off the queue).
+	rep, err := co.Derive(ctx, jobs.DeriveArgs{TenantID: "rt", Pending: true}, nil)
+	require.NoError(t, err)
+	require.Contains(t, rep.Derived, green)
+	require.Zero(t, count(`SELECT count(*) FROM zb.memory_underived WHERE tenant_id = 'rt'`))
 }
 
-// countingCoordinator returns a coordinator on a one-connection pool whose sends sc counts,
-// and the pool.
-func countingCoordinator(t *testing.T, ctx context.Context, sc *sendCounter) (*Coordinator, *pgxpool.Pool) {
+// countingCoordinator returns a coordinator with cfg on a one-connection pool whose sends sc
+// counts, and the pool.
+func countingCoordinator(t *testing.T, ctx context.Context, sc *sendCounter, cfg Config) (*Coordinator, *pgxpool.Pool) {
 	t.Helper()
 	pcfg, err := pgxpool.ParseConfig(zbtest.DB(t, nil))
 	require.NoError(t, err)
@@ -191,7 +201,8 @@ func countingCoordinator(t *testing.T, ctx context.Context, sc *sendCounter) (*C
 	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 	require.NoError(t, err)
 	t.Cleanup(pool.Close)
-	co, err := New(&Config{Pool: pool})
+	cfg.Pool = pool
+	co, err := New(&cfg)
 	require.NoError(t, err)
 	return co, pool
 }
@@ -205,7 +216,7 @@ func TestPipelinedTx(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	sc := &sendCounter{}
-	co, pool := countingCoordinator(t, ctx, sc)
+	co, pool := countingCoordinator(t, ctx, sc, Config{})
 	_, err := pool.Exec(ctx, `CREATE TABLE ptx (i int PRIMARY KEY, v text,
 		d int, CONSTRAINT ptx_d UNIQUE (d) DEFERRABLE INITIALLY DEFERRED)`)
 	require.NoError(t, err)
@@ -321,7 +332,7 @@ func TestRecallRoundTrips(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	sc := &sendCounter{}
-	co, pool := countingCoordinator(t, ctx, sc)
+	co, pool := countingCoordinator(t, ctx, sc, Config{})
 	count := func(sql string, args ...any) int {
 		t.Helper()
 		var n int

@@ -355,7 +355,7 @@ func strPtr(s string) *string {
 	return &s
 }
 
-// Store routes and writes one memory and enqueues its derivation in the same transaction.
+// Store routes and writes one memory and queues its derivation in the same transaction.
 // See the package documentation for the routing table and each layer's rules.
 func (c *Coordinator) Store(ctx context.Context, in StoreInput) (*StoreResult, error) {
 	now := c.clock.Now()
@@ -411,8 +411,8 @@ func (c *Coordinator) insertParams(p *prepared) db.MemoryStoreParams {
 }
 
 // storeNew inserts a new memory. Its triple copies, procedure and audit row wait in pt's queue
-// and go out with the derive job's insert: a plain store is three round trips (BEGIN with the
-// tenant binding and the INSERT; the rest; COMMIT with River's insert notification, if any).
+// and go out with COMMIT: a plain store is two round trips (BEGIN with the tenant binding and
+// the INSERT; the rest with COMMIT). Its derivation is queued by the INSERT's triggers.
 func (c *Coordinator) storeNew(ctx context.Context, pt *pipeTx, q *db.Queries, p *prepared, res *StoreResult) error {
 	params := c.insertParams(p)
 	recheck := false
@@ -516,10 +516,17 @@ func (c *Coordinator) storeNew(ctx context.Context, pt *pipeTx, q *db.Queries, p
 	if err := c.neuroOnStore(ctx, q, p.in.TenantID, res, p.now); err != nil {
 		return err
 	}
+	if !recheck {
+		// The INSERT's triggers queued the memory for derivation (zb.memory_underived) and
+		// notify the worker at COMMIT (zb_memory_inserted), which enqueues one pending-derive job
+		// per tenant for a burst of stores; the worker's sweep finds what no notification
+		// reached. A job of its own is only needed to re-check the supersession.
+		return nil
+	}
 	// River's insert notification, when it sends one, waits for COMMIT.
 	return pt.Later(func() error {
 		return c.enqueueDerive(ctx, pt, jobs.DeriveArgs{TenantID: p.in.TenantID, MemoryIDs: []int64{id},
-			NeedsEmbedding: p.embedding == nil, RecheckSupersede: recheck})
+			NeedsEmbedding: p.embedding == nil, RecheckSupersede: true})
 	})
 }
 

@@ -10,9 +10,10 @@
 // tenant at a time); permanent failures (bad arguments, a vanished tenant) cancel the job with
 // the reason; everything else retries with River's backoff.
 //
-// Memories inserted with plain SQL are derived within seconds: a statement trigger on zb.memory
-// notifies the channel zb_memory_inserted with the tenant, the worker enqueues a derive job, and
-// a periodic sweep catches anything a notification missed.
+// Memories inserted with plain SQL or stored with coordinator.Store are derived within seconds: a
+// statement trigger on zb.memory notifies the channel zb_memory_inserted with the tenant, the
+// worker enqueues a derive job per tenant (notifications within 100 ms coalesce), and a periodic
+// sweep, also run at start, catches anything a notification missed.
 //
 // [Worker.ServeHTTP] serves Prometheus /metrics, /healthz and River UI; cmd/zbworker wires it
 // all up.

@@ -169,8 +169,11 @@ func TestTwoWorkersRunEachJobOnce(t *testing.T) {
 			require.NoError(t, err)
 		}
 	}
-	w1 := newWorker(t, b, "w-one", nil)
-	w2 := newWorker(t, b, "w-two", nil)
+	// The memories were stored before any worker listened: the sweep the leader runs at start
+	// (whichever worker leads) finds them and enqueues their derivation.
+	sweep := func(c *worker.Config) { c.SweepInterval = time.Hour }
+	w1 := newWorker(t, b, "w-one", sweep)
+	w2 := newWorker(t, b, "w-two", sweep)
 	start(t, w1)
 	start(t, w2)
 	for i := range tenants {
@@ -179,6 +182,11 @@ func TestTwoWorkersRunEachJobOnce(t *testing.T) {
 			require.NoError(t, err)
 		}
 	}
+	require.Eventually(t, func() bool {
+		var underived int
+		require.NoError(t, b.pool.QueryRow(ctx, `SELECT count(*) FROM zb.memory WHERE derived_at IS NULL`).Scan(&underived))
+		return underived == 0
+	}, 2*time.Minute, 50*time.Millisecond, "every memory derived")
 	dctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	require.NoError(t, w1.Drain(dctx, 100*time.Millisecond))
@@ -243,7 +251,8 @@ func TestHTTPHealthAndMetrics(t *testing.T) {
 	code, body := get("/healthz")
 	require.Equal(t, http.StatusOK, code)
 	require.Contains(t, body, `"worker_id":"w-http"`)
-	_, err = b.co.Store(ctx, coordinator.StoreInput{TenantID: "m", Content: "metrics see this memory"})
+	// A batch enqueues its derivation in its own transaction: the derive queue has a job.
+	_, err = b.co.StoreBatch(ctx, []coordinator.StoreInput{{TenantID: "m", Content: "metrics see this memory"}})
 	require.NoError(t, err)
 	code, body = get("/metrics")
 	require.Equal(t, http.StatusOK, code)

@@ -68,7 +68,11 @@ func TestSecretsStayOut(t *testing.T) {
 	for _, sec := range secrets {
 		require.Empty(t, scanMarker(t, e.super, sec), "a secret reached the database")
 	}
-	// Job arguments: ids, flags and names only.
+	// Job arguments: ids, flags and names only (a batch's pending derivation, a sleep).
+	_, err = deferred.StoreBatch(ctx, []coordinator.StoreInput{{TenantID: "s", Content: "Loaded in a batch."}})
+	require.NoError(t, err)
+	_, err = deferred.EnqueueLifecycle(ctx, coordinator.TaskSleep, []string{"s"})
+	require.NoError(t, err)
 	allowed := []string{"tenant_id", "memory_ids", "pending", "needs_embedding", "recheck_supersede", "session_id", "limit",
 		"trigger", "seed", "task", "model", "batch", "after_id"}
 	rows, err := e.super.Query(ctx, "SELECT args FROM river.river_job")
