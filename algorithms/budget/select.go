@@ -113,7 +113,7 @@ func Select(pieces []Piece, cfg SelectConfig) (Selection, error) {
 	}
 	cpt := cmp.Or(cfg.CharsPerToken, CharsPerTokenDefault)
 	ps := make([]Piece, len(pieces))
-	toks := make([][]string, len(pieces))
+	toks := make([]textproc.Set, len(pieces))
 	for i, p := range pieces {
 		if math.IsNaN(p.Score) || math.IsInf(p.Score, 0) {
 			return Selection{}, fmt.Errorf("error selecting context: piece %q has score %v", p.ID, p.Score)
@@ -125,7 +125,7 @@ func Select(pieces []Piece, cfg SelectConfig) (Selection, error) {
 			p.Tokens = EstimateTokens(p.Text, cpt)
 		}
 		ps[i] = p
-		toks[i] = textproc.Tokens(p.Text)
+		toks[i] = textproc.NewSet(textproc.Tokens(p.Text))
 	}
 
 	used := 0
@@ -229,10 +229,10 @@ func tieBetter(p, best Piece) bool {
 	return p.ID < best.ID
 }
 
-func redundancy(toks [][]string, chosen []int, i int) float64 {
+func redundancy(toks []textproc.Set, chosen []int, i int) float64 {
 	red := 0.0
 	for _, j := range chosen {
-		red = max(red, textproc.Jaccard(toks[i], toks[j]))
+		red = max(red, toks[i].Jaccard(toks[j]))
 	}
 	return red
 }

@@ -370,12 +370,12 @@ func Dedup(results []Result, threshold float64) []Result {
 	sorted := slices.Clone(results)
 	sortResults(sorted)
 	kept := make([]Result, 0, len(sorted))
-	toks := make([][]string, 0, len(sorted))
+	toks := make([]textproc.Set, 0, len(sorted))
 	for _, r := range sorted {
-		t := textproc.Tokens(r.Text)
+		t := textproc.NewSet(textproc.Tokens(r.Text))
 		dup := false
 		for _, kt := range toks {
-			if textproc.Jaccard(t, kt) > threshold {
+			if t.Jaccard(kt) > threshold {
 				dup = true
 				break
 			}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/zenbrain/zb/algorithms/simstat"
+	"github.com/zenbrain/zb/algorithms/textproc"
 )
 
 // Default parameters of the planner (DESIGN.md §6).
@@ -745,20 +746,7 @@ func union(a, b []string) []string {
 
 // intersect returns the sorted intersection of two sorted, duplicate-free lists.
 func intersect(a, b []string) []string {
-	var out []string
-	for i, j := 0, 0; i < len(a) && j < len(b); {
-		switch c := strings.Compare(a[i], b[j]); {
-		case c == 0:
-			out = append(out, a[i])
-			i++
-			j++
-		case c < 0:
-			i++
-		default:
-			j++
-		}
-	}
-	return out
+	return textproc.Set(a).Intersect(textproc.Set(b))
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

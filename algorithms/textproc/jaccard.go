@@ -1,31 +1,63 @@
 package textproc
 
+import (
+	"slices"
+	"strings"
+)
+
 // Jaccard returns the set Jaccard similarity |A∩B| / |A∪B| of the distinct
 // strings in a and b. Duplicates count once. Two empty inputs return 1.0
 // (identical empty sets); exactly one empty input returns 0.0.
 func Jaccard(a, b []string) float64 {
-	sa := make(map[string]struct{}, len(a))
-	for _, x := range a {
-		sa[x] = struct{}{}
-	}
-	sb := make(map[string]struct{}, len(b))
-	for _, x := range b {
-		sb[x] = struct{}{}
-	}
-	if len(sa) == 0 && len(sb) == 0 {
+	return NewSet(a).Jaccard(NewSet(b))
+}
+
+// Set is a set of strings held sorted and without duplicates. Comparing one text with many
+// (deduplication, redundancy against chosen pieces) builds each text's Set once and then
+// compares by merging two sorted slices, without building hash sets per pair.
+type Set []string
+
+// NewSet returns the distinct strings of xs as a Set (xs is not modified).
+func NewSet(xs []string) Set {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return slices.Compact(s)
+}
+
+// Jaccard returns [Jaccard] of the two sets' elements.
+func (a Set) Jaccard(b Set) float64 {
+	if len(a) == 0 && len(b) == 0 {
 		return 1.0
 	}
-	if len(sa) == 0 || len(sb) == 0 {
+	if len(a) == 0 || len(b) == 0 {
 		return 0.0
 	}
 	inter := 0
-	for x := range sa {
-		if _, ok := sb[x]; ok {
-			inter++
+	a.eachCommon(b, func(string) { inter++ })
+	return float64(inter) / float64(len(a)+len(b)-inter)
+}
+
+// Intersect returns the elements of both sets, in order.
+func (a Set) Intersect(b Set) Set {
+	var out Set
+	a.eachCommon(b, func(x string) { out = append(out, x) })
+	return out
+}
+
+// eachCommon calls fn for each element of both sets, in order (one merge of the sorted slices).
+func (a Set) eachCommon(b Set, fn func(string)) {
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch c := strings.Compare(a[i], b[j]); {
+		case c == 0:
+			fn(a[i])
+			i++
+			j++
+		case c < 0:
+			i++
+		default:
+			j++
 		}
 	}
-	union := len(sa) + len(sb) - inter
-	return float64(inter) / float64(union)
 }
 
 // TokenJaccard returns [Jaccard] over the [Tokens] of a and b. Two texts

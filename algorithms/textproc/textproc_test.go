@@ -1,8 +1,12 @@
 package textproc
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
@@ -136,6 +140,97 @@ func TestJaccard(t *testing.T) {
 			require.InDelta(t, tt.want, Jaccard(tt.a, tt.b), 1e-12)
 			require.InDelta(t, tt.want, Jaccard(tt.b, tt.a), 1e-12, "symmetric")
 		})
+	}
+}
+
+// mapJaccard is the hash-set computation Set.Jaccard replaced, kept as the reference.
+func mapJaccard(a, b []string) float64 {
+	sa, sb := map[string]bool{}, map[string]bool{}
+	for _, x := range a {
+		sa[x] = true
+	}
+	for _, x := range b {
+		sb[x] = true
+	}
+	if len(sa) == 0 && len(sb) == 0 {
+		return 1.0
+	}
+	inter := 0
+	for x := range sa {
+		if sb[x] {
+			inter++
+		}
+	}
+	if inter == 0 {
+		return 0.0
+	}
+	return float64(inter) / float64(len(sa)+len(sb)-inter)
+}
+
+// BenchmarkDedupComparisons compares one text with 40 others, as recall's deduplication and
+// the context budget's redundancy do: Sets built once against hash sets built per pair (the
+// former code), both measured in the same run; reports the speed-up.
+func BenchmarkDedupComparisons(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 4))
+	texts := make([][]string, 41)
+	for i := range texts {
+		texts[i] = make([]string, 14)
+		for j := range texts[i] {
+			texts[i][j] = fmt.Sprintf("word%d", r.IntN(60))
+		}
+	}
+	var hashNs, setNs int64
+	sink := 0.0
+	for b.Loop() {
+		t0 := time.Now()
+		for _, o := range texts[1:] {
+			sink += mapJaccard(texts[0], o)
+		}
+		t1 := time.Now()
+		sets := make([]Set, len(texts))
+		for i, x := range texts {
+			sets[i] = NewSet(x)
+		}
+		for _, o := range sets[1:] {
+			sink += sets[0].Jaccard(o)
+		}
+		t2 := time.Now()
+		hashNs += t1.Sub(t0).Nanoseconds()
+		setNs += t2.Sub(t1).Nanoseconds()
+	}
+	b.ReportMetric(float64(hashNs)/float64(setNs), "speedup")
+	_ = sink
+}
+
+// Set.Jaccard (sorted merge) equals the hash-set computation exactly on random token lists with
+// duplicates, small and large alphabets, empty lists included, and Set.Intersect holds the
+// common elements in order; NewSet does not modify its input.
+func TestSetJaccardMatchesHashSets(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 5000 {
+		alpha := 1 + r.IntN(30)
+		gen := func() []string {
+			xs := make([]string, r.IntN(12))
+			for i := range xs {
+				xs[i] = fmt.Sprintf("w%d", r.IntN(alpha))
+			}
+			return xs
+		}
+		a, b := gen(), gen()
+		orig := slices.Clone(a)
+		s := NewSet(a)
+		require.Equal(t, orig, a, "NewSet leaves its input alone")
+		require.True(t, slices.IsSorted(s))
+		require.Equal(t, mapJaccard(a, b), s.Jaccard(NewSet(b)), "%v %v", a, b)
+		require.Equal(t, mapJaccard(a, b), Jaccard(a, b))
+		var both []string
+		for _, x := range NewSet(b) {
+			if slices.Contains(a, x) {
+				both = append(both, x)
+			}
+		}
+		require.Equal(t, both, []string(s.Intersect(NewSet(b))), "Intersect: the common elements in order")
 	}
 }
 
