@@ -9,58 +9,37 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// pipeTx is a transaction in which writes whose results nobody reads can wait for the next
-// statement: inside Later, Exec queues its statement instead of running it, and the queue goes
-// out in one pipelined batch with the next statement that runs (a query, an Exec outside
-// Later, a COPY, a nested transaction) or at Flush. A store wrote its triple copies, its audit
-// row and its derive job in three round trips; through a pipeTx they are one.
+// pipeTx is a pipelined transaction (made by pipelinedTx): nothing goes to the server until a
+// statement needs an answer. Its BEGIN (with the tenant binding and the prelude) waits in a
+// queue and travels with the first statement; inside Later, Exec queues its statement instead
+// of running it, and the queue goes out in one pipelined batch with the next statement that
+// runs (a query, an Exec outside Later, a COPY) or at Flush; COMMIT travels with the statements
+// still queued at the end. A transaction that reads once and queues its writes is two round
+// trips from BEGIN to COMMIT instead of four; a store wrote its triple copies, audit row and
+// derive job in three round trips of their own.
 //
 // The queued statements run before the statement they travel with, in the order queued, in
 // the same transaction: the outcome is that of running them one by one. An error of a queued
-// statement is returned by the statement or Flush that sent it (the transaction is then
-// aborted, as it would have been). A queued Exec returns an empty command tag, so Later is
-// only for statements whose tag is not read (sqlc :exec queries).
-//
-// A pipeTx made by pipelinedTx goes further: its BEGIN (with the tenant binding and the
-// prelude) waits in the queue and travels with the first statement, and its COMMIT travels
-// with the statements still queued at the end. A transaction that reads once and queues its
-// writes is then two round trips from BEGIN to COMMIT instead of four.
+// statement is returned by the statement, Flush or Commit that sent it (the transaction is
+// then aborted, as it would have been). A queued Exec returns an empty command tag, so Later is
+// only for statements whose tag is not read (sqlc :exec queries). There are no savepoints.
 type pipeTx struct {
-	tx       pgx.Tx    // the pgx transaction (newPipeTx); nil in a pipelined transaction
-	conn     *pgx.Conn // the connection the statements go to
+	conn     *pgx.Conn // the connection, held for the transaction
 	queue    *pgx.Batch
 	deferred bool
-	// pipelined: BEGIN is queued and COMMIT is batched (pipelinedTx); ended: it was committed
-	// or rolled back.
-	pipelined, ended bool
-	beginLen         int // statements of BEGIN still queued (0 once sent)
+	ended    bool // committed or rolled back
+	beginLen int  // statements of BEGIN still queued (0 once sent)
 }
 
-func newPipeTx(tx pgx.Tx) *pipeTx { return &pipeTx{tx: tx, conn: tx.Conn()} }
-
 var (
-	// errNoSavepoints is returned by Begin inside a pipelined transaction.
+	// errNoSavepoints is returned by Begin: a pipelined transaction has no savepoints.
 	errNoSavepoints = errors.New("coordinator: a pipelined transaction has no savepoints (nested Begin)")
-	// errEnded is returned for a statement after a pipelined transaction's end: it would run
-	// outside the transaction.
+	// errEnded is returned for a statement after the transaction's end: it would run outside
+	// the transaction.
 	errEnded = errors.New("coordinator: statement after the end of a pipelined transaction")
 )
 
 var _ pgx.Tx = (*pipeTx)(nil)
-
-// db is what the statements run on: the pgx transaction, or the connection of a pipelined one.
-func (t *pipeTx) db() interface {
-	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
-	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
-	CopyFrom(ctx context.Context, table pgx.Identifier, columns []string, src pgx.CopyFromSource) (int64, error)
-} {
-	if t.tx != nil {
-		return t.tx
-	}
-	return t.conn
-}
 
 // Later runs fn with the transaction's Execs queued.
 func (t *pipeTx) Later(fn func() error) error {
@@ -99,7 +78,7 @@ func (t *pipeTx) send(ctx context.Context, sql string, args []any) (pgx.BatchRes
 func (t *pipeTx) sendQueue(ctx context.Context, keep int) (pgx.BatchResults, error) {
 	b := t.queue
 	t.queue, t.beginLen = nil, 0
-	br := t.db().SendBatch(ctx, b)
+	br := t.conn.SendBatch(ctx, b)
 	for range b.Len() - keep {
 		if _, err := br.Exec(); err != nil {
 			_ = br.Close()
@@ -121,7 +100,7 @@ func (t *pipeTx) Exec(ctx context.Context, sql string, args ...any) (pgconn.Comm
 		return pgconn.CommandTag{}, nil
 	}
 	if t.queue == nil {
-		return t.db().Exec(ctx, sql, args...)
+		return t.conn.Exec(ctx, sql, args...)
 	}
 	br, err := t.send(ctx, sql, args)
 	if err != nil {
@@ -139,7 +118,7 @@ func (t *pipeTx) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, 
 		return nil, errEnded
 	}
 	if t.queue == nil {
-		return t.db().Query(ctx, sql, args...)
+		return t.conn.Query(ctx, sql, args...)
 	}
 	br, err := t.send(ctx, sql, args)
 	if err != nil {
@@ -150,7 +129,7 @@ func (t *pipeTx) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, 
 
 func (t *pipeTx) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
 	if t.queue == nil && !t.ended {
-		return t.db().QueryRow(ctx, sql, args...)
+		return t.conn.QueryRow(ctx, sql, args...)
 	}
 	rows, err := t.Query(ctx, sql, args...)
 	return pipelinedRow{rows: rows, err: err}
@@ -163,7 +142,7 @@ func (t *pipeTx) CopyFrom(ctx context.Context, table pgx.Identifier, columns []s
 	if err := t.Flush(ctx); err != nil {
 		return 0, err
 	}
-	return t.db().CopyFrom(ctx, table, columns, src)
+	return t.conn.CopyFrom(ctx, table, columns, src)
 }
 
 func (t *pipeTx) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
@@ -173,28 +152,14 @@ func (t *pipeTx) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
 	if err := t.Flush(ctx); err != nil {
 		return errBatchResults{err: err}
 	}
-	return t.db().SendBatch(ctx, b)
+	return t.conn.SendBatch(ctx, b)
 }
 
-func (t *pipeTx) Begin(ctx context.Context) (pgx.Tx, error) {
-	if t.tx == nil {
-		return nil, errNoSavepoints
-	}
-	if err := t.Flush(ctx); err != nil {
-		return nil, err
-	}
-	return t.tx.Begin(ctx)
-}
+func (t *pipeTx) Begin(context.Context) (pgx.Tx, error) { return nil, errNoSavepoints }
 
-// Commit sends what is queued and commits: in a pipelined transaction in one batch (nothing
-// at all when no statement was ever queued), otherwise Flush and the pgx transaction's Commit.
+// Commit sends what is queued with COMMIT in one batch (nothing at all when no statement was
+// ever queued).
 func (t *pipeTx) Commit(ctx context.Context) error {
-	if t.tx != nil {
-		if err := t.Flush(ctx); err != nil {
-			return err
-		}
-		return t.tx.Commit(ctx)
-	}
 	if t.ended {
 		return nil
 	}
@@ -221,11 +186,7 @@ func (t *pipeTx) Commit(ctx context.Context) error {
 
 // Rollback drops what is queued and rolls back what the server began.
 func (t *pipeTx) Rollback(ctx context.Context) error {
-	t.queue = nil
-	if t.tx != nil {
-		return t.tx.Rollback(ctx)
-	}
-	t.ended = true
+	t.queue, t.ended = nil, true
 	if t.conn.PgConn().TxStatus() == 'I' {
 		return nil
 	}
@@ -235,11 +196,9 @@ func (t *pipeTx) Rollback(ctx context.Context) error {
 
 func (t *pipeTx) Conn() *pgx.Conn { return t.conn }
 
+// LargeObjects is not supported: zenbrain stores no large objects.
 func (t *pipeTx) LargeObjects() pgx.LargeObjects {
-	if t.tx == nil {
-		panic("coordinator: large objects need a pgx transaction, not a pipelined one")
-	}
-	return t.tx.LargeObjects()
+	panic("coordinator: large objects need a pgx transaction, not a pipelined one")
 }
 
 func (t *pipeTx) Prepare(ctx context.Context, name, sql string) (*pgconn.StatementDescription, error) {
@@ -259,7 +218,7 @@ func (c *Coordinator) pipelinedTx(ctx context.Context, tenant string, pre txPrel
 		return err
 	}
 	defer conn.Release()
-	pt := &pipeTx{conn: conn.Conn(), queue: &pgx.Batch{}, pipelined: true}
+	pt := &pipeTx{conn: conn.Conn(), queue: &pgx.Batch{}}
 	pt.queue.Queue("begin")
 	if tenant != "" {
 		pt.queue.Queue(bindSQL, tenant)

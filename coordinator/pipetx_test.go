@@ -33,105 +33,110 @@ func (s *sendCounter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.Tr
 func (s *sendCounter) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
 func (s *sendCounter) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
 
-// pipeTx: Execs inside Later wait and go out, in order, with the next statement in one batch;
-// their errors come back from the statement that sent them; QueryRow keeps pgx's ErrNoRows;
-// an Exec outside Later returns its own tag; COPY and Flush send the queue; Rollback drops it.
+// queueExec queues one statement in pt (Later).
+func queueExec(t *testing.T, ctx context.Context, pt *pipeTx, sql string, args ...any) {
+	t.Helper()
+	require.NoError(t, pt.Later(func() error {
+		_, err := pt.Exec(ctx, sql, args...)
+		return err
+	}))
+}
+
+// column returns the single column of sql's rows, read through pool.
+func column[T any](t *testing.T, ctx context.Context, pool *pgxpool.Pool, sql string) []T {
+	t.Helper()
+	rows, err := pool.Query(ctx, sql)
+	require.NoError(t, err)
+	got, err := pgx.CollectRows(rows, pgx.RowTo[T])
+	require.NoError(t, err)
+	return got
+}
+
+// pipeTx: Execs inside Later wait and go out, in order, with the next statement in one batch
+// (BEGIN with the first); their errors come back from the statement that sent them; QueryRow
+// keeps pgx's ErrNoRows; an Exec outside Later returns its own tag; COPY and Flush send the
+// queue; an error drops the queue and rolls back.
 func TestPipeTx(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cfg, err := pgx.ParseConfig(zbtest.DB(t, nil))
-	require.NoError(t, err)
 	sc := &sendCounter{}
-	cfg.Tracer = sc
-	conn, err := pgx.ConnectConfig(ctx, cfg)
+	co, pool := countingCoordinator(t, ctx, sc, Config{})
+	_, err := pool.Exec(ctx, `CREATE TABLE pt (i int PRIMARY KEY, v text)`)
 	require.NoError(t, err)
-	defer conn.Close(ctx)
-	_, err = conn.Exec(ctx, `CREATE TEMP TABLE pt (i int PRIMARY KEY, v text)`)
-	require.NoError(t, err)
-	// queue queues one statement in pt.
-	queue := func(pt *pipeTx, sql string) {
-		t.Helper()
-		require.NoError(t, pt.Later(func() error {
-			_, err := pt.Exec(ctx, sql)
-			return err
-		}))
-	}
+	queue := func(pt *pipeTx, sql string) { queueExec(t, ctx, pt, sql) }
+	values := func() []string { return column[string](t, ctx, pool, `SELECT v FROM pt ORDER BY i`) }
 
-	tx, err := conn.Begin(ctx)
-	require.NoError(t, err)
-	pt := newPipeTx(tx)
-	before := sc.n.Load()
-	require.NoError(t, pt.Later(func() error {
-		for i, v := range []string{"a", "b", "c"} {
-			tag, err := pt.Exec(ctx, `INSERT INTO pt VALUES ($1, $2)`, i, v)
-			require.NoError(t, err)
-			require.Equal(t, pgconn.CommandTag{}, tag, "a queued Exec has no tag yet")
-		}
+	require.NoError(t, co.pipelinedTx(ctx, "", txPrelude{}, func(pt *pipeTx) error {
+		before := sc.n.Load()
+		require.NoError(t, pt.Later(func() error {
+			for i, v := range []string{"a", "b", "c"} {
+				tag, err := pt.Exec(ctx, `INSERT INTO pt VALUES ($1, $2)`, i, v)
+				require.NoError(t, err)
+				require.Equal(t, pgconn.CommandTag{}, tag, "a queued Exec has no tag yet")
+			}
+			return nil
+		}))
+		require.Equal(t, before, sc.n.Load(), "nothing is sent while queued")
+		rows, err := pt.Query(ctx, `SELECT v FROM pt ORDER BY i`)
+		require.NoError(t, err)
+		got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		require.NoError(t, err)
+		require.Equal(t, []string{"a", "b", "c"}, got, "the queued rows were written before the query, in order")
+		require.Equal(t, before+1, sc.n.Load(), "BEGIN, three inserts and the query: one round trip")
+
+		// QueryRow after a queue: a row, and ErrNoRows for none.
+		queue(pt, `UPDATE pt SET v = 'B' WHERE i = 1`)
+		var v string
+		require.NoError(t, pt.QueryRow(ctx, `SELECT v FROM pt WHERE i = 1`).Scan(&v))
+		require.Equal(t, "B", v)
+		queue(pt, `DELETE FROM pt WHERE i = 2`)
+		require.ErrorIs(t, pt.QueryRow(ctx, `SELECT v FROM pt WHERE i = 2`).Scan(&v), pgx.ErrNoRows)
+
+		// An Exec outside Later sends the queue with it and returns its own tag.
+		queue(pt, `INSERT INTO pt VALUES (2, 'c2')`)
+		n := sc.n.Load()
+		tag, err := pt.Exec(ctx, `UPDATE pt SET v = v || '!'`)
+		require.NoError(t, err)
+		require.Equal(t, int64(3), tag.RowsAffected())
+		require.Equal(t, n+1, sc.n.Load())
+
+		// COPY sends the queue first; Flush sends what is left.
+		queue(pt, `DELETE FROM pt WHERE i = 0`)
+		copied, err := pt.CopyFrom(ctx, pgx.Identifier{"pt"}, []string{"i", "v"}, pgx.CopyFromRows([][]any{{0, "copied"}}))
+		require.NoError(t, err, "the queued delete ran before the copy of the same key")
+		require.Equal(t, int64(1), copied)
+		queue(pt, `INSERT INTO pt VALUES (9, 'flushed')`)
+		require.NoError(t, pt.Flush(ctx))
+		n = sc.n.Load()
+		require.NoError(t, pt.Flush(ctx))
+		require.Equal(t, n, sc.n.Load(), "an empty queue sends nothing")
 		return nil
 	}))
-	require.Equal(t, before, sc.n.Load(), "nothing is sent while queued")
-	var got []string
-	rows, err := pt.Query(ctx, `SELECT v FROM pt ORDER BY i`)
-	require.NoError(t, err)
-	got, err = pgx.CollectRows(rows, pgx.RowTo[string])
-	require.NoError(t, err)
-	require.Equal(t, []string{"a", "b", "c"}, got, "the queued rows were written before the query, in order")
-	require.Equal(t, before+1, sc.n.Load(), "three inserts and the query: one round trip")
-
-	// QueryRow after a queue: a row, and ErrNoRows for none.
-	queue(pt, `UPDATE pt SET v = 'B' WHERE i = 1`)
-	var v string
-	require.NoError(t, pt.QueryRow(ctx, `SELECT v FROM pt WHERE i = 1`).Scan(&v))
-	require.Equal(t, "B", v)
-	queue(pt, `DELETE FROM pt WHERE i = 2`)
-	require.ErrorIs(t, pt.QueryRow(ctx, `SELECT v FROM pt WHERE i = 2`).Scan(&v), pgx.ErrNoRows)
-
-	// An Exec outside Later sends the queue with it and returns its own tag.
-	queue(pt, `INSERT INTO pt VALUES (2, 'c2')`)
-	n := sc.n.Load()
-	tag, err := pt.Exec(ctx, `UPDATE pt SET v = v || '!'`)
-	require.NoError(t, err)
-	require.Equal(t, int64(3), tag.RowsAffected())
-	require.Equal(t, n+1, sc.n.Load())
-
-	// COPY sends the queue first; Flush sends what is left.
-	queue(pt, `DELETE FROM pt WHERE i = 0`)
-	copied, err := pt.CopyFrom(ctx, pgx.Identifier{"pt"}, []string{"i", "v"}, pgx.CopyFromRows([][]any{{0, "copied"}}))
-	require.NoError(t, err, "the queued delete ran before the copy of the same key")
-	require.Equal(t, int64(1), copied)
-	queue(pt, `INSERT INTO pt VALUES (9, 'flushed')`)
-	require.NoError(t, pt.Flush(ctx))
-	require.NoError(t, pt.Flush(ctx), "an empty queue sends nothing")
-	require.NoError(t, tx.Commit(ctx))
-	rows, err = conn.Query(ctx, `SELECT v FROM pt ORDER BY i`)
-	require.NoError(t, err)
-	got, err = pgx.CollectRows(rows, pgx.RowTo[string])
-	require.NoError(t, err)
-	require.Equal(t, []string{"copied", "B!", "c2!", "flushed"}, got)
+	require.Equal(t, []string{"copied", "B!", "c2!", "flushed"}, values())
 
 	// A queued statement's error comes back from the statement that sent it, and the
 	// transaction is aborted as it would have been.
-	tx, err = conn.Begin(ctx)
-	require.NoError(t, err)
-	pt = newPipeTx(tx)
-	queue(pt, `INSERT INTO pt VALUES (1, 'duplicate')`)
-	err = pt.QueryRow(ctx, `SELECT 1`).Scan(new(int))
-	var pgErr *pgconn.PgError
-	require.True(t, errors.As(err, &pgErr), "%v", err)
-	require.Equal(t, "23505", pgErr.Code)
-	require.Error(t, pt.QueryRow(ctx, `SELECT 1`).Scan(new(int)), "the transaction is aborted")
-	require.NoError(t, pt.Rollback(ctx))
+	err = co.pipelinedTx(ctx, "", txPrelude{}, func(pt *pipeTx) error {
+		queue(pt, `INSERT INTO pt VALUES (1, 'duplicate')`)
+		err := pt.QueryRow(ctx, `SELECT 1`).Scan(new(int))
+		var pgErr *pgconn.PgError
+		require.True(t, errors.As(err, &pgErr), "%v", err)
+		require.Equal(t, "23505", pgErr.Code)
+		require.Error(t, pt.QueryRow(ctx, `SELECT 1`).Scan(new(int)), "the transaction is aborted")
+		return err
+	})
+	require.Error(t, err)
 
-	// Rollback drops the queue.
-	tx, err = conn.Begin(ctx)
-	require.NoError(t, err)
-	pt = newPipeTx(tx)
-	queue(pt, `INSERT INTO pt VALUES (10, 'never')`)
-	require.NoError(t, pt.Rollback(ctx))
-	var count int
-	require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FROM pt WHERE i = 10`).Scan(&count))
-	require.Zero(t, count)
+	// An error before anything was sent drops the queue: nothing is sent at all.
+	n := sc.n.Load()
+	boom := errors.New("boom")
+	require.ErrorIs(t, co.pipelinedTx(ctx, "", txPrelude{}, func(pt *pipeTx) error {
+		queue(pt, `INSERT INTO pt VALUES (10, 'never')`)
+		return boom
+	}), boom)
+	require.Equal(t, n, sc.n.Load())
+	require.Equal(t, []string{"copied", "B!", "c2!", "flushed"}, values())
 }
 
 // A plain store is two round trips (BEGIN with its prelude and the INSERT; the copies and audit
@@ -221,21 +226,8 @@ func TestPipelinedTx(t *testing.T) {
 		d int, CONSTRAINT ptx_d UNIQUE (d) DEFERRABLE INITIALLY DEFERRED)`)
 	require.NoError(t, err)
 	pre := txPrelude{lockTimeout: 50 * time.Millisecond}
-	insert := func(pt *pipeTx, i int, d any) {
-		t.Helper()
-		require.NoError(t, pt.Later(func() error {
-			_, err := pt.Exec(ctx, `INSERT INTO ptx VALUES ($1, 'v', $2)`, i, d)
-			return err
-		}))
-	}
-	rowsIn := func() []int {
-		t.Helper()
-		rows, err := pool.Query(ctx, `SELECT i FROM ptx ORDER BY i`)
-		require.NoError(t, err)
-		got, err := pgx.CollectRows(rows, pgx.RowTo[int])
-		require.NoError(t, err)
-		return got
-	}
+	insert := func(pt *pipeTx, i int, d any) { queueExec(t, ctx, pt, `INSERT INTO ptx VALUES ($1, 'v', $2)`, i, d) }
+	rowsIn := func() []int { return column[int](t, ctx, pool, `SELECT i FROM ptx ORDER BY i`) }
 	idle := func() {
 		t.Helper()
 		c, err := pool.Acquire(ctx)
