@@ -27,6 +27,7 @@ type pipeTx struct {
 	conn     *pgx.Conn // the connection, held for the transaction
 	queue    *pgx.Batch
 	deferred bool
+	final    bool // the next statement sent is the last: COMMIT goes with it
 	ended    bool // committed or rolled back
 	beginLen int  // statements of BEGIN still queued (0 once sent)
 }
@@ -46,6 +47,30 @@ func (t *pipeTx) Later(fn func() error) error {
 	t.deferred = true
 	defer func() { t.deferred = false }()
 	return fn()
+}
+
+// Final runs fn with the next statement that goes to the server sent as the transaction's
+// last: COMMIT travels with it (and with whatever is queued), so that a transaction whose only
+// read is its last statement is one round trip from BEGIN to COMMIT. The statement's error, or
+// COMMIT's, is returned by the statement (for a query, when its rows are read or closed); the
+// transaction has ended when fn returns, and a statement after that is refused (errEnded).
+// Final returns an error if fn sent no statement or the transaction did not commit.
+func (t *pipeTx) Final(fn func() error) error {
+	if t.ended {
+		return errEnded
+	}
+	t.final = true
+	defer func() { t.final = false }()
+	if err := fn(); err != nil {
+		return err
+	}
+	if !t.ended {
+		return errors.New("coordinator: Final sent no statement")
+	}
+	if st := t.conn.PgConn().TxStatus(); st != 'I' {
+		return fmt.Errorf("coordinator: the pipelined transaction did not commit (status %q)", st)
+	}
+	return nil
 }
 
 // Flush sends the queued statements, if any, and returns the first error among them.
@@ -70,6 +95,11 @@ func (t *pipeTx) send(ctx context.Context, sql string, args []any) (pgx.BatchRes
 		t.queue = &pgx.Batch{}
 	}
 	t.queue.Queue(sql, args...)
+	if t.final {
+		t.queue.Queue("commit")
+		t.ended = true
+		return t.sendQueue(ctx, 2)
+	}
 	return t.sendQueue(ctx, 1)
 }
 
@@ -99,7 +129,7 @@ func (t *pipeTx) Exec(ctx context.Context, sql string, args ...any) (pgconn.Comm
 		t.queue.Queue(sql, args...)
 		return pgconn.CommandTag{}, nil
 	}
-	if t.queue == nil {
+	if t.queue == nil && !t.final {
 		return t.conn.Exec(ctx, sql, args...)
 	}
 	br, err := t.send(ctx, sql, args)
@@ -117,7 +147,7 @@ func (t *pipeTx) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, 
 	if t.ended {
 		return nil, errEnded
 	}
-	if t.queue == nil {
+	if t.queue == nil && !t.final {
 		return t.conn.Query(ctx, sql, args...)
 	}
 	br, err := t.send(ctx, sql, args)
@@ -128,7 +158,7 @@ func (t *pipeTx) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, 
 }
 
 func (t *pipeTx) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
-	if t.queue == nil && !t.ended {
+	if t.queue == nil && !t.ended && !t.final {
 		return t.conn.QueryRow(ctx, sql, args...)
 	}
 	rows, err := t.Query(ctx, sql, args...)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -139,10 +140,13 @@ func TestPipeTx(t *testing.T) {
 	require.Equal(t, []string{"copied", "B!", "c2!", "flushed"}, values())
 }
 
-// A plain store is two round trips (BEGIN with its prelude and the INSERT; the copies and audit
-// row with COMMIT) and writes all of them; its derivation is queued by the memory table's
-// triggers (zb.memory_underived, and a notification to the worker at COMMIT), not by a River
-// job of its own. With triple_copy switched off the store writes no copies.
+// A plain store is one round trip (BEGIN with its prelude, the INSERT with its triple copies,
+// procedure and audit row, COMMIT) and writes all of them; its derivation is queued by the memory
+// table's triggers (zb.memory_underived, and a notification to the worker at COMMIT), not by a
+// River job of its own. With triple_copy switched off the store writes no copies. A store that
+// fails (here: a tenant that requires consent and has none) writes nothing and leaves the
+// connection idle for the next one. Working memory, whose evictions are known only after its
+// INSERT and placement, writes its audit row with COMMIT.
 func TestStoreRoundTrips(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -154,15 +158,22 @@ func TestStoreRoundTrips(t *testing.T) {
 	defer listener.Close(ctx)
 	_, err = listener.Exec(ctx, "LISTEN zb_memory_inserted")
 	require.NoError(t, err)
-	store := func(tenant, content string) int64 {
+	storeIn := func(in StoreInput, trips int64) int64 {
 		before := sc.n.Load()
-		res, err := co.Store(ctx, StoreInput{TenantID: tenant, Content: content, Layer: LayerSemantic})
+		res, err := co.Store(ctx, in)
 		require.NoError(t, err)
-		require.Equal(t, int64(2), sc.n.Load()-before, "round trips of a store")
+		if trips > 0 {
+			require.Equal(t, trips, sc.n.Load()-before, "round trips of a store")
+		} else {
+			require.Greater(t, sc.n.Load()-before, int64(1), "round trips of a store that reads after its INSERT")
+		}
 		n, err := listener.WaitForNotification(ctx)
 		require.NoError(t, err)
-		require.Equal(t, tenant, n.Payload, "the worker is notified of the tenant")
+		require.Equal(t, in.TenantID, n.Payload, "the worker is notified of the tenant")
 		return res.ID
+	}
+	store := func(tenant, content string) int64 {
+		return storeIn(StoreInput{TenantID: tenant, Content: content, Layer: LayerSemantic}, 1)
 	}
 	count := func(sql string, args ...any) int {
 		var n int
@@ -170,7 +181,7 @@ func TestStoreRoundTrips(t *testing.T) {
 		return n
 	}
 	// The first store also looks up what the pool caches (the server's version for River,
-	// settings); the pool holds one connection so that both stores below find it warm.
+	// settings); the pool holds one connection so that the stores below find it warm.
 	_, err = co.Store(ctx, StoreInput{TenantID: "rt", Content: "Warm-up: the first store.", Layer: LayerSemantic})
 	require.NoError(t, err)
 	_, err = listener.WaitForNotification(ctx)
@@ -178,14 +189,50 @@ func TestStoreRoundTrips(t *testing.T) {
 	id := store("rt", "Ada keeps her notes in a green binder.")
 	green := id
 	require.Equal(t, 2, count(`SELECT count(*) FROM zb.triple_copy WHERE tenant_id = 'rt' AND memory_id = $1`, id))
-	require.Equal(t, 1, count(`SELECT count(*) FROM zb.audit_event WHERE tenant_id = 'rt' AND memory_id = $1 AND action = 'memory.store'`, id))
+	var detail map[string]any
+	require.NoError(t, pool.QueryRow(ctx, `SELECT detail FROM zb.audit_event
+		WHERE tenant_id = 'rt' AND memory_id = $1 AND action = 'memory.store' AND actor = $2`, id, co.cfg.Actor).Scan(&detail))
+	require.Equal(t, "semantic", detail["layer"])
+	require.EqualValues(t, len("Ada keeps her notes in a green binder."), detail["bytes"])
+	require.Zero(t, count(`SELECT count(*) FROM zb.procedure WHERE tenant_id = 'rt' AND memory_id = $1`, id))
 	require.Equal(t, 1, count(`SELECT count(*) FROM zb.memory_underived WHERE tenant_id = 'rt' AND memory_id = $1`, id))
 	require.Zero(t, count(`SELECT count(*) FROM river.river_job WHERE kind = 'zb_derive'`), "no job per store")
+
+	// A procedure is written by the same statement.
+	id = storeIn(StoreInput{TenantID: "rt", Content: "To restart the printer, hold the power button.", Layer: LayerProcedural,
+		Skill: &Skill{Trigger: "printer frozen", Steps: []string{"hold power", "wait"}}}, 1)
+	var trigger string
+	var steps []string
+	require.NoError(t, pool.QueryRow(ctx, `SELECT trigger_text, steps FROM zb.procedure WHERE tenant_id = 'rt' AND memory_id = $1`, id).Scan(&trigger, &steps))
+	require.Equal(t, "printer frozen", trigger)
+	require.Equal(t, []string{"hold power", "wait"}, steps)
+	require.Equal(t, 2, count(`SELECT count(*) FROM zb.triple_copy WHERE tenant_id = 'rt' AND memory_id = $1`, id))
+
+	// Working memory: the INSERT, its placement among the session's items, then the audit row
+	// with COMMIT.
+	sess := uuid.New()
+	id = storeIn(StoreInput{TenantID: "rt", Content: "Now drafting the reply to Bo.", Layer: LayerWorking, SessionID: &sess}, 0)
+	require.Equal(t, 1, count(`SELECT count(*) FROM zb.audit_event WHERE tenant_id = 'rt' AND memory_id = $1 AND action = 'memory.store'`, id))
+	require.Equal(t, 2, count(`SELECT count(*) FROM zb.triple_copy WHERE tenant_id = 'rt' AND memory_id = $1`, id))
 
 	require.NoError(t, co.SetAlgorithm(ctx, "rt-off", "triple_copy", false))
 	id = store("rt-off", "Ada keeps her notes in a red binder.")
 	require.Zero(t, count(`SELECT count(*) FROM zb.triple_copy WHERE tenant_id = 'rt-off' AND memory_id = $1`, id))
 	require.Equal(t, 1, count(`SELECT count(*) FROM zb.audit_event WHERE tenant_id = 'rt-off' AND memory_id = $1`, id))
+
+	// A failing store (its INSERT's consent check raises) writes nothing, and the connection
+	// is left idle: the next store on it succeeds.
+	_, err = pool.Exec(ctx, `INSERT INTO zb.tenant (id, name, settings) VALUES ('rt-consent', '', '{"consent_required": true}')`)
+	require.NoError(t, err)
+	before := sc.n.Load()
+	_, err = co.Store(ctx, StoreInput{TenantID: "rt-consent", Content: "A quiet afternoon in the garden with Bo.", Layer: LayerSemantic})
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "requires consent")
+	require.Equal(t, int64(2), sc.n.Load()-before, "the failed round trip and the ROLLBACK")
+	for _, table := range []string{"zb.memory", "zb.triple_copy", "zb.audit_event", "zb.memory_underived"} {
+		require.Zero(t, count(`SELECT count(*) FROM `+table+` WHERE tenant_id = 'rt-consent'`), table)
+	}
+	store("rt", "Ada keeps her notes in a blue binder.")
 
 	// The derivation the pending sweep runs derives it (and takes it off the queue).
 	rep, err := co.Derive(ctx, jobs.DeriveArgs{TenantID: "rt", Pending: true}, nil)
@@ -311,6 +358,61 @@ func TestPipelinedTx(t *testing.T) {
 		return nil
 	}))
 	require.Equal(t, []int{1, 2, 3, 4, 10}, rowsIn())
+	idle()
+
+	// Final: the statement goes with BEGIN, what is queued and COMMIT, in one round trip; its
+	// row is read after COMMIT; nothing runs after it.
+	before = sc.n.Load()
+	var got int
+	require.NoError(t, co.pipelinedTx(ctx, "pt", pre, func(pt *pipeTx) error {
+		insert(pt, 12, nil)
+		if err := pt.Final(func() error {
+			return pt.QueryRow(ctx, `INSERT INTO ptx VALUES (13, 'v', NULL) RETURNING i + 100`).Scan(&got)
+		}); err != nil {
+			return err
+		}
+		_, err := pt.Exec(ctx, `INSERT INTO ptx VALUES (14, 'v', NULL)`)
+		require.ErrorIs(t, err, errEnded)
+		require.ErrorIs(t, pt.Final(func() error { return nil }), errEnded)
+		return nil
+	}))
+	require.Equal(t, before+1, sc.n.Load(), "BEGIN, the queued insert, the final one and COMMIT: one round trip")
+	require.Equal(t, 113, got)
+	require.Equal(t, []int{1, 2, 3, 4, 10, 12, 13}, rowsIn())
+	idle()
+
+	// The final statement's error: nothing of the transaction stays.
+	err = co.pipelinedTx(ctx, "pt", pre, func(pt *pipeTx) error {
+		insert(pt, 15, nil)
+		return pt.Final(func() error {
+			_, err := pt.Exec(ctx, `INSERT INTO ptx VALUES (1, 'v', NULL)`) // duplicate key
+			return err
+		})
+	})
+	require.True(t, errors.As(err, &pgErr), "%v", err)
+	require.Equal(t, "23505", pgErr.Code)
+	require.Equal(t, []int{1, 2, 3, 4, 10, 12, 13}, rowsIn())
+	idle()
+
+	// COMMIT's error comes back from the final statement's row.
+	err = co.pipelinedTx(ctx, "pt", pre, func(pt *pipeTx) error {
+		insert(pt, 16, 20)
+		return pt.Final(func() error {
+			return pt.QueryRow(ctx, `INSERT INTO ptx VALUES (17, 'v', 20) RETURNING i`).Scan(&got)
+		})
+	})
+	require.True(t, errors.As(err, &pgErr), "%v", err)
+	require.Equal(t, "ptx_d", pgErr.ConstraintName)
+	require.Equal(t, []int{1, 2, 3, 4, 10, 12, 13}, rowsIn())
+	idle()
+
+	// A Final that sends nothing is an error, and the transaction is rolled back.
+	err = co.pipelinedTx(ctx, "pt", pre, func(pt *pipeTx) error {
+		insert(pt, 18, nil)
+		return pt.Final(func() error { return nil })
+	})
+	require.ErrorContains(t, err, "Final sent no statement")
+	require.Equal(t, []int{1, 2, 3, 4, 10, 12, 13}, rowsIn())
 	idle()
 }
 

@@ -410,9 +410,12 @@ func (c *Coordinator) insertParams(p *prepared) db.MemoryStoreParams {
 	}
 }
 
-// storeNew inserts a new memory. Its triple copies, procedure and audit row wait in pt's queue
-// and go out with COMMIT: a plain store is two round trips (BEGIN with the tenant binding and
-// the INSERT; the rest with COMMIT). Its derivation is queued by the INSERT's triggers.
+// storeNew inserts a new memory with its triple copies, procedure and audit row in one
+// statement (MemoryStore). A plain store — no fact to supersede, not working memory — is one
+// round trip: BEGIN with the tenant binding, the INSERT and COMMIT (pipeTx.Final). A fact first
+// reads and locks its older versions; working memory places itself among the session's items
+// and writes its audit row (with its evictions) with COMMIT. The memory's derivation is queued
+// by the INSERT's triggers.
 func (c *Coordinator) storeNew(ctx context.Context, pt *pipeTx, q *db.Queries, p *prepared, res *StoreResult) error {
 	params := c.insertParams(p)
 	recheck := false
@@ -447,11 +450,54 @@ func (c *Coordinator) storeNew(ctx context.Context, pt *pipeTx, q *db.Queries, p
 			older = append(older, o)
 		}
 	}
-	id, err := q.MemoryStore(ctx, params)
+	// What the INSERT writes with the memory (MemoryStore): the triple copies, the procedure
+	// and — but for working memory, whose evictions are known only after it — the audit row.
+	// The copies are written unless the tenant switched triple_copy off (checked by the
+	// statement).
+	tc, err := c.triple.Store("new memory", max(p.priority, 0.01), p.now)
 	if err != nil {
 		return err
 	}
-	res.ID = id
+	cfg := pma.TripleCopyConfig{}
+	cfg = *cfg.WithDefaults()
+	params.Copies, params.Strengths = []string{"fast", "medium"}, []float64{tc.FastStrength, tc.MediumStrength}
+	params.Taus = []float64{cfg.TauFast.Seconds(), cfg.TauMedium.Seconds()}
+	if p.layer == LayerProcedural || p.in.Skill != nil {
+		sk := p.in.Skill
+		if sk == nil {
+			sk = &Skill{}
+		}
+		params.WithProcedure, params.TriggerText, params.Steps, params.Tools = true, sk.Trigger, nonNil(sk.Steps), nonNil(sk.Tools)
+	}
+	if params.ValidTo == nil {
+		// Every older fact is superseded (below) unless the new one is itself historical.
+		for _, o := range older {
+			res.Superseded = append(res.Superseded, o.ID)
+		}
+	}
+	storeDetail := func() []byte {
+		d, _ := json.Marshal(map[string]any{"layer": p.layer, "kind": p.kind, "route": p.route, "bytes": len(p.in.Content),
+			"superseded": res.Superseded, "evicted": res.Evicted})
+		return d
+	}
+	params.Actor = c.cfg.Actor
+	if p.layer != LayerWorking {
+		params.Detail = storeDetail()
+	}
+	insert := func() error {
+		id, err := q.MemoryStore(ctx, params)
+		res.ID = id
+		return err
+	}
+	if p.fact == nil && p.layer != LayerWorking {
+		// Nothing else to write: BEGIN, the INSERT and COMMIT in one round trip. The INSERT's
+		// triggers queue the memory's derivation (see below).
+		return pt.Final(insert)
+	}
+	if err := insert(); err != nil {
+		return err
+	}
+	id := res.ID
 	if params.SupersededBy != nil {
 		res.SupersededBy = *params.SupersededBy
 	}
@@ -466,36 +512,6 @@ func (c *Coordinator) storeNew(ctx context.Context, pt *pipeTx, q *db.Queries, p
 		if _, err := q.MemorySupersede(ctx, db.MemorySupersedeParams{TenantID: p.in.TenantID, ID: o.ID, ValidTo: validTo, SupersededBy: id, Now: p.now}); err != nil {
 			return err
 		}
-		res.Superseded = append(res.Superseded, o.ID)
-	}
-
-	// The copies unless the tenant switched triple_copy off (checked by the statement).
-	tc, err := c.triple.Store(fmt.Sprint(id), max(p.priority, 0.01), p.now)
-	if err != nil {
-		return err
-	}
-	cfg := pma.TripleCopyConfig{}
-	cfg = *cfg.WithDefaults()
-	err = pt.Later(func() error {
-		if err := q.TripleCopyStore(ctx, db.TripleCopyStoreParams{
-			TenantID: p.in.TenantID, MemoryID: id, Copies: []string{"fast", "medium"},
-			Strengths: []float64{tc.FastStrength, tc.MediumStrength},
-			Taus:      []float64{cfg.TauFast.Seconds(), cfg.TauMedium.Seconds()}, Now: p.now,
-		}); err != nil {
-			return err
-		}
-		if p.layer == LayerProcedural || p.in.Skill != nil {
-			sk := p.in.Skill
-			if sk == nil {
-				sk = &Skill{}
-			}
-			return q.ProcedureInsert(ctx, db.ProcedureInsertParams{TenantID: p.in.TenantID, MemoryID: id,
-				TriggerText: sk.Trigger, Steps: nonNil(sk.Steps), Tools: nonNil(sk.Tools)})
-		}
-		return nil
-	})
-	if err != nil {
-		return err
 	}
 	if p.layer == LayerWorking {
 		ev, err := c.placeWorking(ctx, q, p, id)
@@ -503,15 +519,13 @@ func (c *Coordinator) storeNew(ctx context.Context, pt *pipeTx, q *db.Queries, p
 			return err
 		}
 		res.Evicted = ev
-	}
-	detail, _ := json.Marshal(map[string]any{"layer": p.layer, "kind": p.kind, "route": p.route, "bytes": len(p.in.Content),
-		"superseded": res.Superseded, "evicted": res.Evicted})
-	err = pt.Later(func() error {
-		return q.AuditEventInsert(ctx, db.AuditEventInsertParams{TenantID: p.in.TenantID, At: p.now, Actor: c.cfg.Actor,
-			Action: "memory.store", MemoryID: &id, Detail: detail})
-	})
-	if err != nil {
-		return err
+		detail := storeDetail()
+		if err := pt.Later(func() error {
+			return q.AuditEventInsert(ctx, db.AuditEventInsertParams{TenantID: p.in.TenantID, At: p.now, Actor: c.cfg.Actor,
+				Action: "memory.store", MemoryID: &id, Detail: detail})
+		}); err != nil {
+			return err
+		}
 	}
 	if err := c.neuroOnStore(ctx, q, p.in.TenantID, res, p.now); err != nil {
 		return err

@@ -315,6 +315,7 @@ func (q *Queries) MemoryShortTermBySession(ctx context.Context, arg MemoryShortT
 }
 
 const memoryStore = `-- name: MemoryStore :one
+WITH m AS (
 INSERT INTO zb.memory (
     tenant_id, context, layer, kind, content, session_id, external_id, core_label, subject, attribute,
     occurred_at, created_at, updated_at, last_accessed_at, source_ids, metadata, valence, arousal,
@@ -333,6 +334,23 @@ INSERT INTO zb.memory (
     $30::vector, $31::text
 )
 RETURNING id
+), copies AS (
+    INSERT INTO zb.triple_copy (tenant_id, memory_id, copy, initial_strength, tau_seconds, created_at)
+    SELECT $1::text, m.id, unnest($32::text[]), unnest($33::double precision[]),
+           unnest($34::double precision[]), $12::timestamptz
+    FROM m
+    WHERE NOT EXISTS (SELECT 1 FROM zb.algorithm_switch s
+                      WHERE s.tenant_id = $1::text AND s.algorithm = 'triple_copy' AND NOT s.enabled)
+), proc AS (
+    INSERT INTO zb.procedure (tenant_id, memory_id, trigger_text, steps, tools)
+    SELECT $1::text, m.id, $35::text, $36::text[], $37::text[]
+    FROM m WHERE $38::boolean
+), audit AS (
+    INSERT INTO zb.audit_event (tenant_id, at, actor, action, memory_id, detail)
+    SELECT $1::text, $12::timestamptz, $39::text, 'memory.store', m.id, $40::jsonb
+    FROM m WHERE $40::jsonb IS NOT NULL
+)
+SELECT m.id FROM m
 `
 
 type MemoryStoreParams struct {
@@ -367,10 +385,25 @@ type MemoryStoreParams struct {
 	SupersededBy   *int64           `json:"superseded_by"`
 	Embedding      *pgvector.Vector `json:"embedding"`
 	EmbeddingModel *string          `json:"embedding_model"`
+	Copies         []string         `json:"copies"`
+	Strengths      []float64        `json:"strengths"`
+	Taus           []float64        `json:"taus"`
+	TriggerText    string           `json:"trigger_text"`
+	Steps          []string         `json:"steps"`
+	Tools          []string         `json:"tools"`
+	WithProcedure  bool             `json:"with_procedure"`
+	Actor          string           `json:"actor"`
+	Detail         []byte           `json:"detail"`
 }
 
 // MemoryStore inserts one memory with everything the coordinator computes at store time (index
-// terms, event span, embedding, forgetting state, validity) and returns its id.
+// terms, event span, embedding, forgetting state, validity) and returns its id. The same
+// statement writes what a store adds to the row, each only when asked: the triple copies named
+// in copies (none for NULL; none when the tenant switched triple_copy off), the procedure when
+// with_procedure, the audit row when detail is given. A plain store is then one statement, which
+// travels with BEGIN and COMMIT in one round trip. Its parts see the same snapshot; the
+// foreign keys of the copies, the procedure and the audit row are checked, and the memory's
+// triggers fire, at the end of the statement, when the memory row exists.
 func (q *Queries) MemoryStore(ctx context.Context, arg MemoryStoreParams) (int64, error) {
 	row := q.db.QueryRow(ctx, memoryStore,
 		arg.TenantID,
@@ -404,6 +437,15 @@ func (q *Queries) MemoryStore(ctx context.Context, arg MemoryStoreParams) (int64
 		arg.SupersededBy,
 		arg.Embedding,
 		arg.EmbeddingModel,
+		arg.Copies,
+		arg.Strengths,
+		arg.Taus,
+		arg.TriggerText,
+		arg.Steps,
+		arg.Tools,
+		arg.WithProcedure,
+		arg.Actor,
+		arg.Detail,
 	)
 	var id int64
 	err := row.Scan(&id)

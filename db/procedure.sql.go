@@ -48,31 +48,6 @@ func (q *Queries) MemoryOutcomeUpdate(ctx context.Context, arg MemoryOutcomeUpda
 	return result.RowsAffected(), nil
 }
 
-const procedureInsert = `-- name: ProcedureInsert :exec
-INSERT INTO zb.procedure (tenant_id, memory_id, trigger_text, steps, tools)
-VALUES ($1::text, $2::bigint, $3::text, $4::text[], $5::text[])
-`
-
-type ProcedureInsertParams struct {
-	TenantID    string   `json:"tenant_id"`
-	MemoryID    int64    `json:"memory_id"`
-	TriggerText string   `json:"trigger_text"`
-	Steps       []string `json:"steps"`
-	Tools       []string `json:"tools"`
-}
-
-// ProcedureInsert records the structure of a procedural memory.
-func (q *Queries) ProcedureInsert(ctx context.Context, arg ProcedureInsertParams) error {
-	_, err := q.db.Exec(ctx, procedureInsert,
-		arg.TenantID,
-		arg.MemoryID,
-		arg.TriggerText,
-		arg.Steps,
-		arg.Tools,
-	)
-	return err
-}
-
 const procedureRecordOutcome = `-- name: ProcedureRecordOutcome :one
 UPDATE zb.procedure
 SET success_count = success_count + CASE WHEN $1::boolean THEN 1 ELSE 0 END,
@@ -106,63 +81,4 @@ func (q *Queries) ProcedureRecordOutcome(ctx context.Context, arg ProcedureRecor
 	var i ProcedureRecordOutcomeRow
 	err := row.Scan(&i.SuccessCount, &i.FailureCount)
 	return i, err
-}
-
-const tripleCopyInsert = `-- name: TripleCopyInsert :exec
-INSERT INTO zb.triple_copy (tenant_id, memory_id, copy, initial_strength, tau_seconds, created_at)
-SELECT $1::text, $2::bigint, unnest($3::text[]), unnest($4::double precision[]),
-       unnest($5::double precision[]), $6::timestamptz
-`
-
-type TripleCopyInsertParams struct {
-	TenantID  string    `json:"tenant_id"`
-	MemoryID  int64     `json:"memory_id"`
-	Copies    []string  `json:"copies"`
-	Strengths []float64 `json:"strengths"`
-	Taus      []float64 `json:"taus"`
-	Now       time.Time `json:"now"`
-}
-
-// TripleCopyInsert writes the fast and medium copies of a stored memory.
-func (q *Queries) TripleCopyInsert(ctx context.Context, arg TripleCopyInsertParams) error {
-	_, err := q.db.Exec(ctx, tripleCopyInsert,
-		arg.TenantID,
-		arg.MemoryID,
-		arg.Copies,
-		arg.Strengths,
-		arg.Taus,
-		arg.Now,
-	)
-	return err
-}
-
-const tripleCopyStore = `-- name: TripleCopyStore :exec
-INSERT INTO zb.triple_copy (tenant_id, memory_id, copy, initial_strength, tau_seconds, created_at)
-SELECT $1::text, $2::bigint, unnest($3::text[]), unnest($4::double precision[]),
-       unnest($5::double precision[]), $6::timestamptz
-WHERE NOT EXISTS (SELECT 1 FROM zb.algorithm_switch s
-                  WHERE s.tenant_id = $1::text AND s.algorithm = 'triple_copy' AND NOT s.enabled)
-`
-
-type TripleCopyStoreParams struct {
-	TenantID  string    `json:"tenant_id"`
-	MemoryID  int64     `json:"memory_id"`
-	Copies    []string  `json:"copies"`
-	Strengths []float64 `json:"strengths"`
-	Taus      []float64 `json:"taus"`
-	Now       time.Time `json:"now"`
-}
-
-// TripleCopyStore writes a new memory's fast and medium copies unless the tenant switched
-// triple_copy off (a store's copies without a separate read of the switches).
-func (q *Queries) TripleCopyStore(ctx context.Context, arg TripleCopyStoreParams) error {
-	_, err := q.db.Exec(ctx, tripleCopyStore,
-		arg.TenantID,
-		arg.MemoryID,
-		arg.Copies,
-		arg.Strengths,
-		arg.Taus,
-		arg.Now,
-	)
-	return err
 }

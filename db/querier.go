@@ -451,7 +451,13 @@ type Querier interface {
 	// MemoryShortTermBySession returns a session's active short-term memories in order.
 	MemoryShortTermBySession(ctx context.Context, arg MemoryShortTermBySessionParams) ([]MemoryShortTermBySessionRow, error)
 	// MemoryStore inserts one memory with everything the coordinator computes at store time (index
-	// terms, event span, embedding, forgetting state, validity) and returns its id.
+	// terms, event span, embedding, forgetting state, validity) and returns its id. The same
+	// statement writes what a store adds to the row, each only when asked: the triple copies named
+	// in copies (none for NULL; none when the tenant switched triple_copy off), the procedure when
+	// with_procedure, the audit row when detail is given. A plain store is then one statement, which
+	// travels with BEGIN and COMMIT in one round trip. Its parts see the same snapshot; the
+	// foreign keys of the copies, the procedure and the audit row are checked, and the memory's
+	// triggers fire, at the end of the statement, when the memory row exists.
 	MemoryStore(ctx context.Context, arg MemoryStoreParams) (int64, error)
 	// MemorySupersedable returns the live semantic facts about a subject and attribute that a new
 	// fact may supersede, locking those not locked by another transaction (a sleep or decay run);
@@ -493,8 +499,6 @@ type Querier interface {
 	// and returns the tenant's disabled algorithms, its up to k newest neuromodulator events in
 	// (since, now] oldest first, and whether its stored state is away from the baseline.
 	NeuroTickPreamble(ctx context.Context, arg NeuroTickPreambleParams) (NeuroTickPreambleRow, error)
-	// ProcedureInsert records the structure of a procedural memory.
-	ProcedureInsert(ctx context.Context, arg ProcedureInsertParams) error
 	// ProcedureRecordOutcome counts one reported execution of a skill and returns the counts.
 	ProcedureRecordOutcome(ctx context.Context, arg ProcedureRecordOutcomeParams) (ProcedureRecordOutcomeRow, error)
 	// ProspectiveCountPending counts a tenant's pending intentions.
@@ -641,11 +645,6 @@ type Querier interface {
 	// TenantRowSecurityActive reports whether row-level security applies to the connection's role
 	// on zb.memory (then COPY FROM is refused and bulk loads insert row by row).
 	TenantRowSecurityActive(ctx context.Context) (bool, error)
-	// TripleCopyInsert writes the fast and medium copies of a stored memory.
-	TripleCopyInsert(ctx context.Context, arg TripleCopyInsertParams) error
-	// TripleCopyStore writes a new memory's fast and medium copies unless the tenant switched
-	// triple_copy off (a store's copies without a separate read of the switches).
-	TripleCopyStore(ctx context.Context, arg TripleCopyStoreParams) error
 	// WorkerHeartbeatDelete removes a stopped worker's row.
 	WorkerHeartbeatDelete(ctx context.Context, workerID string) (int64, error)
 	// WorkerHeartbeatList returns the workers seen since a time.

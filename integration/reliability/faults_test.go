@@ -87,7 +87,9 @@ func TestFaultTerminatedMidTransaction(t *testing.T) {
 
 	t.Run("Store", func(t *testing.T) {
 		before := counts(t, admin)
-		err := killAt(t, "-- name: AuditEventInsert", func(co *coordinator.Coordinator) error {
+		// A fact: its transaction began with the read of the older versions, and is killed
+		// when its INSERT (with copies and audit row) goes out.
+		err := killAt(t, "-- name: MemoryStore :one", func(co *coordinator.Coordinator) error {
 			_, err := co.Store(ctx, coordinator.StoreInput{TenantID: ten, Content: "Carol moved to Oslo", ExternalID: "k-1"})
 			return err
 		})

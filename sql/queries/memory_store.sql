@@ -1,6 +1,13 @@
 -- name: MemoryStore :one
 -- MemoryStore inserts one memory with everything the coordinator computes at store time (index
--- terms, event span, embedding, forgetting state, validity) and returns its id.
+-- terms, event span, embedding, forgetting state, validity) and returns its id. The same
+-- statement writes what a store adds to the row, each only when asked: the triple copies named
+-- in copies (none for NULL; none when the tenant switched triple_copy off), the procedure when
+-- with_procedure, the audit row when detail is given. A plain store is then one statement, which
+-- travels with BEGIN and COMMIT in one round trip. Its parts see the same snapshot; the
+-- foreign keys of the copies, the procedure and the audit row are checked, and the memory's
+-- triggers fire, at the end of the statement, when the memory row exists.
+WITH m AS (
 INSERT INTO zb.memory (
     tenant_id, context, layer, kind, content, session_id, external_id, core_label, subject, attribute,
     occurred_at, created_at, updated_at, last_accessed_at, source_ids, metadata, valence, arousal,
@@ -18,7 +25,24 @@ INSERT INTO zb.memory (
     sqlc.narg('valid_from')::timestamptz, sqlc.narg('valid_to')::timestamptz, sqlc.narg('superseded_by')::bigint,
     sqlc.narg('embedding')::vector, sqlc.narg('embedding_model')::text
 )
-RETURNING id;
+RETURNING id
+), copies AS (
+    INSERT INTO zb.triple_copy (tenant_id, memory_id, copy, initial_strength, tau_seconds, created_at)
+    SELECT @tenant_id::text, m.id, unnest(sqlc.narg('copies')::text[]), unnest(sqlc.narg('strengths')::double precision[]),
+           unnest(sqlc.narg('taus')::double precision[]), @now::timestamptz
+    FROM m
+    WHERE NOT EXISTS (SELECT 1 FROM zb.algorithm_switch s
+                      WHERE s.tenant_id = @tenant_id::text AND s.algorithm = 'triple_copy' AND NOT s.enabled)
+), proc AS (
+    INSERT INTO zb.procedure (tenant_id, memory_id, trigger_text, steps, tools)
+    SELECT @tenant_id::text, m.id, @trigger_text::text, @steps::text[], @tools::text[]
+    FROM m WHERE @with_procedure::boolean
+), audit AS (
+    INSERT INTO zb.audit_event (tenant_id, at, actor, action, memory_id, detail)
+    SELECT @tenant_id::text, @now::timestamptz, @actor::text, 'memory.store', m.id, sqlc.narg('detail')::jsonb
+    FROM m WHERE sqlc.narg('detail')::jsonb IS NOT NULL
+)
+SELECT m.id FROM m;
 
 -- name: MemoryInsertMany :copyfrom
 -- MemoryInsertMany bulk-loads memories through COPY (imports and benchmarks).
