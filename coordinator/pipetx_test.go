@@ -416,11 +416,12 @@ func TestPipelinedTx(t *testing.T) {
 	idle()
 }
 
-// A full recall is its read plus three round trips of side effects (BEGIN with the recall event
-// and RecallApply; the edge lock; the edge writes and the audit row with COMMIT), and all of
-// them are written: access, lability window, recall event with its query terms, audit row,
-// Hebbian edges. Without co-activation (two_factor_hebbian off) the edge lock goes; a pending
-// cue intention adds its read; stc_rescue off tags nothing.
+// A full recall is its read plus two round trips of side effects (BEGIN with the recall event
+// and RecallApply, which also locks the co-occurrence edges among the recalled memories'
+// entities; the edge writes and the audit row with COMMIT), and all of them are written: access,
+// lability window, recall event with its query terms, audit row, Hebbian edges (created by the
+// first recall, strengthened by the next). Without co-activation (two_factor_hebbian off) there
+// are no edge writes; a pending cue intention adds its read; stc_rescue off tags nothing.
 func TestRecallRoundTrips(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -458,13 +459,15 @@ func TestRecallRoundTrips(t *testing.T) {
 	}
 	res, trips := recall("What did Alice and Bob do in the garden?")
 	require.NotEmpty(t, res.Touched)
-	require.Equal(t, int64(1+3+2), trips, "read; BEGIN+apply; edge lock; edges+audit+COMMIT; open tags and their donors (the weak memories were tagged)")
+	require.Equal(t, int64(1+2+2), trips, "read; BEGIN+apply with the edge lock; edges+audit+COMMIT; open tags and their donors (the weak memories were tagged)")
 	require.Equal(t, len(res.Touched), count(`SELECT count(*) FROM zb.memory WHERE tenant_id = $1 AND access_count = 1`, ten))
 	require.Equal(t, len(res.Touched), count(`SELECT count(*) FROM zb.lability_window WHERE tenant_id = $1`, ten))
 	require.Equal(t, len(res.Touched), count(`SELECT count(*) FROM zb.stc_tag WHERE tenant_id = $1 AND rescued_at IS NULL`, ten))
 	require.Equal(t, 1, count(`SELECT count(*) FROM zb.recall_event WHERE tenant_id = $1 AND 'garden' = ANY (query_terms)`, ten))
 	require.Equal(t, 1, count(`SELECT count(*) FROM zb.audit_event WHERE tenant_id = $1 AND action = 'memory.recall'`, ten))
 	require.Positive(t, count(`SELECT count(*) FROM zb.edge WHERE tenant_id = $1 AND relation = 'co_occurs' AND activation_count >= 1`, ten))
+	edges := count(`SELECT count(*) FROM zb.edge WHERE tenant_id = $1 AND relation = 'co_occurs'`, ten)
+	activations := count(`SELECT sum(activation_count) FROM zb.edge WHERE tenant_id = $1 AND relation = 'co_occurs'`, ten)
 
 	// Strong memories: no tag is set or open, so tag capture is skipped.
 	_, err = pool.Exec(ctx, `UPDATE zb.memory SET confidence = 0.9 WHERE tenant_id = $1`, ten)
@@ -472,7 +475,27 @@ func TestRecallRoundTrips(t *testing.T) {
 	_, err = pool.Exec(ctx, `DELETE FROM zb.stc_tag WHERE tenant_id = $1`, ten)
 	require.NoError(t, err)
 	_, trips = recall("What did Alice and Bob do in the garden?")
-	require.Equal(t, int64(1+3), trips, "read; BEGIN+apply; edge lock; edges+audit+COMMIT")
+	require.Equal(t, int64(1+2), trips, "read; BEGIN+apply with the edge lock; edges+audit+COMMIT")
+	require.Equal(t, edges, count(`SELECT count(*) FROM zb.edge WHERE tenant_id = $1 AND relation = 'co_occurs'`, ten))
+	require.Equal(t, activations+edges, count(`SELECT sum(activation_count) FROM zb.edge WHERE tenant_id = $1 AND relation = 'co_occurs'`, ten),
+		"the second recall of the same memories activated each of their edges once more")
+
+	// An edge another transaction holds (a sleep run, say) is skipped, without waiting; the
+	// others are strengthened.
+	other, err := pgx.Connect(ctx, pool.Config().ConnConfig.ConnString())
+	require.NoError(t, err)
+	defer other.Close(ctx)
+	held, err := other.Begin(ctx)
+	require.NoError(t, err)
+	var heldID int64
+	var heldCount int
+	require.NoError(t, held.QueryRow(ctx, `SELECT id, activation_count FROM zb.edge WHERE tenant_id = $1 AND relation = 'co_occurs'
+		ORDER BY id LIMIT 1 FOR UPDATE`, ten).Scan(&heldID, &heldCount))
+	activations = count(`SELECT sum(activation_count) FROM zb.edge WHERE tenant_id = $1 AND relation = 'co_occurs'`, ten)
+	recall("What did Alice and Bob do in the garden?")
+	require.NoError(t, held.Rollback(ctx))
+	require.Equal(t, heldCount, count(`SELECT activation_count FROM zb.edge WHERE id = $1`, heldID), "the held edge is left alone")
+	require.Equal(t, activations+edges-1, count(`SELECT sum(activation_count) FROM zb.edge WHERE tenant_id = $1 AND relation = 'co_occurs'`, ten))
 	require.Zero(t, count(`SELECT count(*) FROM zb.stc_tag WHERE tenant_id = $1`, ten))
 
 	require.NoError(t, co.SetAlgorithm(ctx, ten, "two_factor_hebbian", false))

@@ -411,14 +411,14 @@ func (c *Coordinator) recallSideEffects(ctx context.Context, tenant, query strin
 				Stabilities: stabs, ReadStabilities: reads, Now: now,
 				MaxStability: c.forget.Params().MaxStability.Hours() / 24, ClosesAt: now.Add(c.cfg.LabilityWindow),
 				Stc: sw.enabled("stc_rescue"), TagBelow: stcCfg.TagBelow, TagExpiresAt: now.Add(stcCfg.CaptureWindow),
-				Entities: sw.enabled("two_factor_hebbian"), TagsFrom: now.Add(-stcCfg.CaptureWindow),
+				Entities: sw.enabled("two_factor_hebbian"), MaxEntities: MaxEntitiesCoActivated, TagsFrom: now.Add(-stcCfg.CaptureWindow),
 				Cues: sw.enabled("prospective")})
 			if err != nil {
 				return err
 			}
 			applied, touched = &ap, ap.Touched
 			if len(ap.Entities) > 1 {
-				if err := c.coActivate(ctx, pt, q, tenant, ap.Entities, now); err != nil {
+				if err := c.coActivate(ctx, pt, q, tenant, &ap, now); err != nil {
 					return err
 				}
 			}
@@ -439,24 +439,33 @@ func (c *Coordinator) recallSideEffects(ctx context.Context, tenant, query strin
 	return touched, err
 }
 
-// coActivate strengthens the co_occurs edges among ents, the distinct entities the recalled
-// memories mention in id order (hebbian.Model.Activate with tag 1 and activation 1). Edges
-// locked by another transaction are skipped. The edge writes wait in pt's queue.
-func (c *Coordinator) coActivate(ctx context.Context, pt *pipeTx, q *db.Queries, tenant string, ents []int64, now time.Time) error {
+// coActivate strengthens the co_occurs edges among the distinct entities the recalled memories
+// mention (ap.Entities, in id order; the first MaxEntitiesCoActivated of them) with
+// hebbian.Model.Activate, tag 1 and activation 1. RecallApply locked the existing edges among
+// them (ap.Edge*); those another transaction holds were skipped, and are skipped here too (no
+// new edge is made for such a pair either: its insert does nothing on conflict). The edge
+// writes wait in pt's queue.
+func (c *Coordinator) coActivate(ctx context.Context, pt *pipeTx, q *db.Queries, tenant string, ap *db.RecallApplyRow, now time.Time) error {
+	ents := ap.Entities
 	if len(ents) < 2 {
 		return nil
 	}
 	if len(ents) > MaxEntitiesCoActivated {
 		ents = ents[:MaxEntitiesCoActivated]
 	}
-	locked, err := q.EdgeListCoOccursLocked(ctx, db.EdgeListCoOccursLockedParams{TenantID: tenant, EntityIds: ents})
-	if err != nil {
-		return err
+	if n := len(ap.EdgeIds); len(ap.EdgeSources) != n || len(ap.EdgeTargets) != n || len(ap.EdgeWeights) != n ||
+		len(ap.EdgeVariances) != n || len(ap.EdgeActivationCounts) != n || len(ap.EdgeLastActivated) != n {
+		return fmt.Errorf("coordinator: RecallApply returned edge arrays of unequal lengths")
 	}
 	type pair struct{ a, b int64 }
-	have := map[pair]db.EdgeListCoOccursLockedRow{}
-	for _, e := range locked {
-		have[pair{e.SourceID, e.TargetID}] = e
+	type lockedEdge struct {
+		id   int64
+		edge hebbian.Edge
+	}
+	have := make(map[pair]lockedEdge, len(ap.EdgeIds))
+	for i, id := range ap.EdgeIds {
+		have[pair{ap.EdgeSources[i], ap.EdgeTargets[i]}] = lockedEdge{id: id, edge: hebbian.Edge{Weight: ap.EdgeWeights[i],
+			Variance: ap.EdgeVariances[i], ActivationCount: int(ap.EdgeActivationCounts[i]), LastActivated: ap.EdgeLastActivated[i]}}
 	}
 	var up db.EdgeUpdateCoOccursParams
 	var ins db.EdgeInsertCoOccursParams
@@ -464,17 +473,13 @@ func (c *Coordinator) coActivate(ctx context.Context, pt *pipeTx, q *db.Queries,
 		for j := i + 1; j < len(ents); j++ {
 			p := pair{ents[i], ents[j]}
 			old, ok := have[p]
-			e := hebbian.Edge{}
-			if ok {
-				e = hebbian.Edge{Weight: old.Weight, Variance: old.Variance, ActivationCount: int(old.ActivationCount), LastActivated: old.LastActivatedAt}
-			}
-			ne, err := c.hebb.Activate(e, 1, 1, now)
+			ne, err := c.hebb.Activate(old.edge, 1, 1, now) // a new pair starts from the zero edge
 			if err != nil {
 				return fmt.Errorf("error activating edge: %w", err)
 			}
 			w, v := clamp(ne.Weight, 0, 10), clamp(ne.Variance, 0.01, 100)
 			if ok {
-				up.Ids = append(up.Ids, old.ID)
+				up.Ids = append(up.Ids, old.id)
 				up.Weights, up.Variances = append(up.Weights, w), append(up.Variances, v)
 				up.ActivationCounts = append(up.ActivationCounts, int32(ne.ActivationCount))
 			} else {

@@ -44,59 +44,6 @@ func (q *Queries) EdgeInsertCoOccurs(ctx context.Context, arg EdgeInsertCoOccurs
 	return err
 }
 
-const edgeListCoOccursLocked = `-- name: EdgeListCoOccursLocked :many
-SELECT id, source_id, target_id, weight, variance, activation_count, last_activated_at FROM zb.edge
-WHERE tenant_id = $1::text AND relation = 'co_occurs'
-  AND source_id = ANY ($2::bigint[]) AND target_id = ANY ($2::bigint[])
-ORDER BY id
-FOR UPDATE SKIP LOCKED
-`
-
-type EdgeListCoOccursLockedParams struct {
-	TenantID  string  `json:"tenant_id"`
-	EntityIds []int64 `json:"entity_ids"`
-}
-
-type EdgeListCoOccursLockedRow struct {
-	ID              int64     `json:"id"`
-	SourceID        int64     `json:"source_id"`
-	TargetID        int64     `json:"target_id"`
-	Weight          float64   `json:"weight"`
-	Variance        float64   `json:"variance"`
-	ActivationCount int32     `json:"activation_count"`
-	LastActivatedAt time.Time `json:"last_activated_at"`
-}
-
-// EdgeListCoOccursLocked returns the co_occurs edges among the given entities that no other
-// transaction holds, locked; edges locked by a sleep or decay run are skipped.
-func (q *Queries) EdgeListCoOccursLocked(ctx context.Context, arg EdgeListCoOccursLockedParams) ([]EdgeListCoOccursLockedRow, error) {
-	rows, err := q.db.Query(ctx, edgeListCoOccursLocked, arg.TenantID, arg.EntityIds)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []EdgeListCoOccursLockedRow
-	for rows.Next() {
-		var i EdgeListCoOccursLockedRow
-		if err := rows.Scan(
-			&i.ID,
-			&i.SourceID,
-			&i.TargetID,
-			&i.Weight,
-			&i.Variance,
-			&i.ActivationCount,
-			&i.LastActivatedAt,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const edgeUpdateCoOccurs = `-- name: EdgeUpdateCoOccurs :exec
 UPDATE zb.edge e
 SET weight = u.weight, variance = u.variance, activation_count = u.activation_count, last_activated_at = $1::timestamptz

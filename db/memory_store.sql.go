@@ -552,59 +552,76 @@ func (q *Queries) MemorySupersede(ctx context.Context, arg MemorySupersedeParams
 
 const recallApply = `-- name: RecallApply :one
 WITH upd AS (
-    SELECT unnest($7::bigint[]) AS id, unnest($8::double precision[]) AS stability,
-           unnest($9::double precision[]) AS read_stability
+    SELECT unnest($6::bigint[]) AS id, unnest($7::double precision[]) AS stability,
+           unnest($8::double precision[]) AS read_stability
 ), locked AS (
     SELECT m.id FROM zb.memory m
     WHERE m.tenant_id = $2::text AND m.id IN (SELECT upd.id FROM upd)
     FOR UPDATE SKIP LOCKED
 ), touched AS (
     UPDATE zb.memory m
-    SET access_count = m.access_count + 1, last_accessed_at = greatest(m.last_accessed_at, $5::timestamptz),
+    SET access_count = m.access_count + 1, last_accessed_at = greatest(m.last_accessed_at, $4::timestamptz),
         stability = CASE WHEN m.stability IS NULL THEN NULL
                          WHEN m.stability = upd.read_stability OR NOT (upd.read_stability > 0) THEN upd.stability
                          ELSE least(m.stability * (upd.stability / upd.read_stability),
-                                    greatest(m.stability, $10::double precision)) END
+                                    greatest(m.stability, $9::double precision)) END
     FROM upd
     WHERE m.tenant_id = $2::text AND m.id = upd.id AND m.id IN (SELECT locked.id FROM locked)
     RETURNING m.tenant_id, m.id, m.layer, m.status, m.stability, m.confidence
 ), lability AS (
     INSERT INTO zb.lability_window (tenant_id, memory_id, opened_at, closes_at)
-    SELECT t.tenant_id, t.id, $5::timestamptz, $11::timestamptz FROM touched t
+    SELECT t.tenant_id, t.id, $4::timestamptz, $10::timestamptz FROM touched t
     ON CONFLICT (tenant_id, memory_id) DO UPDATE SET opened_at = EXCLUDED.opened_at, closes_at = EXCLUDED.closes_at
 ), tagged AS (
     INSERT INTO zb.stc_tag (tenant_id, memory_id, tagged_at, expires_at, strength_before)
-    SELECT t.tenant_id, t.id, $5::timestamptz, $12::timestamptz,
+    SELECT t.tenant_id, t.id, $4::timestamptz, $11::timestamptz,
            least(1, greatest(0, coalesce((
-               SELECT max(zb.copy_strength(c.copy, c.initial_strength, c.tau_seconds, c.created_at, $5::timestamptz))
+               SELECT max(zb.copy_strength(c.copy, c.initial_strength, c.tau_seconds, c.created_at, $4::timestamptz))
                FROM zb.triple_copy c WHERE c.tenant_id = t.tenant_id AND c.memory_id = t.id), 0)))
     FROM touched t
-    WHERE $3::boolean AND t.status = 'active' AND t.layer <> 'core' AND t.stability IS NOT NULL
-      AND t.confidence < $13::double precision
+    WHERE $1::boolean AND t.status = 'active' AND t.layer <> 'core' AND t.stability IS NOT NULL
+      AND t.confidence < $12::double precision
     ORDER BY t.id
     ON CONFLICT (tenant_id, memory_id) DO UPDATE
     SET tagged_at = EXCLUDED.tagged_at, expires_at = EXCLUDED.expires_at, strength_before = EXCLUDED.strength_before
     WHERE zb.stc_tag.rescued_at IS NULL AND zb.stc_tag.expires_at < EXCLUDED.tagged_at
     RETURNING memory_id
+), ents AS (
+    SELECT DISTINCT mn.entity_id FROM zb.mention mn
+    WHERE $13::boolean AND mn.tenant_id = $2::text AND mn.memory_id IN (SELECT t.id FROM touched t)
+), coact AS (
+    SELECT e.entity_id FROM ents e ORDER BY e.entity_id LIMIT $14::int
+), edges AS (
+    SELECT ed.id, ed.source_id, ed.target_id, ed.weight, ed.variance, ed.activation_count, ed.last_activated_at
+    FROM zb.edge ed
+    WHERE ed.tenant_id = $2::text AND ed.relation = 'co_occurs'
+      AND ed.source_id IN (SELECT c.entity_id FROM coact c) AND ed.target_id IN (SELECT c.entity_id FROM coact c)
+      AND (SELECT count(*) FROM coact) > 1
+    ORDER BY ed.id
+    FOR UPDATE SKIP LOCKED
 )
 SELECT coalesce((SELECT array_agg(t.id ORDER BY t.id) FROM touched t), '{}')::bigint[] AS touched,
        coalesce((SELECT array_agg(g.memory_id ORDER BY g.memory_id) FROM tagged g), '{}')::bigint[] AS tagged,
-       coalesce((SELECT array_agg(DISTINCT mn.entity_id ORDER BY mn.entity_id) FROM zb.mention mn
-                 WHERE $1::boolean AND mn.tenant_id = $2::text
-                   AND mn.memory_id IN (SELECT t.id FROM touched t)), '{}')::bigint[] AS entities,
-       ($3::boolean AND (EXISTS (SELECT 1 FROM tagged)
+       coalesce((SELECT array_agg(e.entity_id ORDER BY e.entity_id) FROM ents e), '{}')::bigint[] AS entities,
+       coalesce((SELECT array_agg(x.id ORDER BY x.id) FROM edges x), '{}')::bigint[] AS edge_ids,
+       coalesce((SELECT array_agg(x.source_id ORDER BY x.id) FROM edges x), '{}')::bigint[] AS edge_sources,
+       coalesce((SELECT array_agg(x.target_id ORDER BY x.id) FROM edges x), '{}')::bigint[] AS edge_targets,
+       coalesce((SELECT array_agg(x.weight ORDER BY x.id) FROM edges x), '{}')::double precision[] AS edge_weights,
+       coalesce((SELECT array_agg(x.variance ORDER BY x.id) FROM edges x), '{}')::double precision[] AS edge_variances,
+       coalesce((SELECT array_agg(x.activation_count ORDER BY x.id) FROM edges x), '{}')::integer[] AS edge_activation_counts,
+       coalesce((SELECT array_agg(x.last_activated_at ORDER BY x.id) FROM edges x), '{}')::timestamptz[] AS edge_last_activated,
+       ($1::boolean AND (EXISTS (SELECT 1 FROM tagged)
             OR EXISTS (SELECT 1 FROM zb.stc_tag s WHERE s.tenant_id = $2::text AND s.rescued_at IS NULL
-                         AND s.tagged_at BETWEEN $4::timestamptz AND $5::timestamptz)))::boolean AS open_tags,
-       ($6::boolean AND EXISTS (
+                         AND s.tagged_at BETWEEN $3::timestamptz AND $4::timestamptz)))::boolean AS open_tags,
+       ($5::boolean AND EXISTS (
             SELECT 1 FROM zb.prospective_intention p
             WHERE p.tenant_id = $2::text AND p.status = 'pending' AND p.trigger_kind = 'cue'
-              AND (p.expires_at IS NULL OR p.expires_at > $5::timestamptz)))::boolean AS pending_cues
+              AND (p.expires_at IS NULL OR p.expires_at > $4::timestamptz)))::boolean AS pending_cues
 `
 
 type RecallApplyParams struct {
-	Entities        bool      `json:"entities"`
-	TenantID        string    `json:"tenant_id"`
 	Stc             bool      `json:"stc"`
+	TenantID        string    `json:"tenant_id"`
 	TagsFrom        time.Time `json:"tags_from"`
 	Now             time.Time `json:"now"`
 	Cues            bool      `json:"cues"`
@@ -615,14 +632,23 @@ type RecallApplyParams struct {
 	ClosesAt        time.Time `json:"closes_at"`
 	TagExpiresAt    time.Time `json:"tag_expires_at"`
 	TagBelow        float64   `json:"tag_below"`
+	Entities        bool      `json:"entities"`
+	MaxEntities     int32     `json:"max_entities"`
 }
 
 type RecallApplyRow struct {
-	Touched     []int64 `json:"touched"`
-	Tagged      []int64 `json:"tagged"`
-	Entities    []int64 `json:"entities"`
-	OpenTags    bool    `json:"open_tags"`
-	PendingCues bool    `json:"pending_cues"`
+	Touched              []int64     `json:"touched"`
+	Tagged               []int64     `json:"tagged"`
+	Entities             []int64     `json:"entities"`
+	EdgeIds              []int64     `json:"edge_ids"`
+	EdgeSources          []int64     `json:"edge_sources"`
+	EdgeTargets          []int64     `json:"edge_targets"`
+	EdgeWeights          []float64   `json:"edge_weights"`
+	EdgeVariances        []float64   `json:"edge_variances"`
+	EdgeActivationCounts []int32     `json:"edge_activation_counts"`
+	EdgeLastActivated    []time.Time `json:"edge_last_activated"`
+	OpenTags             bool        `json:"open_tags"`
+	PendingCues          bool        `json:"pending_cues"`
 }
 
 // RecallApply writes a used recall's side effects on its memories in one statement (one round
@@ -644,14 +670,18 @@ type RecallApplyRow struct {
 //	           rule of StcTagWeak, on the updated rows, tagged at @now).
 //	entities — with @entities: the distinct entities the touched memories mention, in id
 //	           order (for the Hebbian co-activation).
+//	edge_*   — with @entities, when the first @max_entities of them are two or more: the
+//	           co_occurs edges among those, locked, in id order, as parallel arrays (id,
+//	           source, target, weight, variance, activation count, last activation); edges
+//	           another transaction holds are skipped (recall never waits on a sleep or decay run), so the
+//	           co-activation needs no read of its own.
 //	open_tags — with @stc: whether an unrescued tag was set in [@tags_from, @now] (these
 //	           memories' new tags among them), i.e. whether tag capture has anything to do.
 //	pending_cues — with @cues: whether a pending, unexpired cue intention exists.
 func (q *Queries) RecallApply(ctx context.Context, arg RecallApplyParams) (RecallApplyRow, error) {
 	row := q.db.QueryRow(ctx, recallApply,
-		arg.Entities,
-		arg.TenantID,
 		arg.Stc,
+		arg.TenantID,
 		arg.TagsFrom,
 		arg.Now,
 		arg.Cues,
@@ -662,12 +692,21 @@ func (q *Queries) RecallApply(ctx context.Context, arg RecallApplyParams) (Recal
 		arg.ClosesAt,
 		arg.TagExpiresAt,
 		arg.TagBelow,
+		arg.Entities,
+		arg.MaxEntities,
 	)
 	var i RecallApplyRow
 	err := row.Scan(
 		&i.Touched,
 		&i.Tagged,
 		&i.Entities,
+		&i.EdgeIds,
+		&i.EdgeSources,
+		&i.EdgeTargets,
+		&i.EdgeWeights,
+		&i.EdgeVariances,
+		&i.EdgeActivationCounts,
+		&i.EdgeLastActivated,
 		&i.OpenTags,
 		&i.PendingCues,
 	)

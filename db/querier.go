@@ -80,9 +80,6 @@ type Querier interface {
 	// EdgeInsertCoOccurs creates co_occurs edges (source < target) that do not exist yet; an edge
 	// that exists (even one locked by a sleep run) is left alone, without waiting.
 	EdgeInsertCoOccurs(ctx context.Context, arg EdgeInsertCoOccursParams) error
-	// EdgeListCoOccursLocked returns the co_occurs edges among the given entities that no other
-	// transaction holds, locked; edges locked by a sleep or decay run are skipped.
-	EdgeListCoOccursLocked(ctx context.Context, arg EdgeListCoOccursLockedParams) ([]EdgeListCoOccursLockedRow, error)
 	// EdgeUpdateCoOccurs writes the new Two-Factor state of co_occurs edges the caller has locked.
 	EdgeUpdateCoOccurs(ctx context.Context, arg EdgeUpdateCoOccursParams) error
 	// EraseApplyRetention runs zb.apply_retention: erases the tenant's memories older than their
@@ -546,6 +543,11 @@ type Querier interface {
 	//              rule of StcTagWeak, on the updated rows, tagged at @now).
 	//   entities — with @entities: the distinct entities the touched memories mention, in id
 	//              order (for the Hebbian co-activation).
+	//   edge_*   — with @entities, when the first @max_entities of them are two or more: the
+	//              co_occurs edges among those, locked, in id order, as parallel arrays (id,
+	//              source, target, weight, variance, activation count, last activation); edges
+	//              another transaction holds are skipped (recall never waits on a sleep or decay run), so the
+	//              co-activation needs no read of its own.
 	//   open_tags — with @stc: whether an unrescued tag was set in [@tags_from, @now] (these
 	//              memories' new tags among them), i.e. whether tag capture has anything to do.
 	//   pending_cues — with @cues: whether a pending, unexpired cue intention exists.

@@ -1,12 +1,3 @@
--- name: EdgeListCoOccursLocked :many
--- EdgeListCoOccursLocked returns the co_occurs edges among the given entities that no other
--- transaction holds, locked; edges locked by a sleep or decay run are skipped.
-SELECT id, source_id, target_id, weight, variance, activation_count, last_activated_at FROM zb.edge
-WHERE tenant_id = @tenant_id::text AND relation = 'co_occurs'
-  AND source_id = ANY (@entity_ids::bigint[]) AND target_id = ANY (@entity_ids::bigint[])
-ORDER BY id
-FOR UPDATE SKIP LOCKED;
-
 -- name: EdgeUpdateCoOccurs :exec
 -- EdgeUpdateCoOccurs writes the new Two-Factor state of co_occurs edges the caller has locked.
 UPDATE zb.edge e

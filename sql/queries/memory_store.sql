@@ -120,6 +120,11 @@ WHERE tenant_id = @tenant_id::text AND id = @id::bigint;
 --              rule of StcTagWeak, on the updated rows, tagged at @now).
 --   entities — with @entities: the distinct entities the touched memories mention, in id
 --              order (for the Hebbian co-activation).
+--   edge_*   — with @entities, when the first @max_entities of them are two or more: the
+--              co_occurs edges among those, locked, in id order, as parallel arrays (id,
+--              source, target, weight, variance, activation count, last activation); edges
+--              another transaction holds are skipped (recall never waits on a sleep or decay run), so the
+--              co-activation needs no read of its own.
 --   open_tags — with @stc: whether an unrescued tag was set in [@tags_from, @now] (these
 --              memories' new tags among them), i.e. whether tag capture has anything to do.
 --   pending_cues — with @cues: whether a pending, unexpired cue intention exists.
@@ -158,12 +163,30 @@ WITH upd AS (
     SET tagged_at = EXCLUDED.tagged_at, expires_at = EXCLUDED.expires_at, strength_before = EXCLUDED.strength_before
     WHERE zb.stc_tag.rescued_at IS NULL AND zb.stc_tag.expires_at < EXCLUDED.tagged_at
     RETURNING memory_id
+), ents AS (
+    SELECT DISTINCT mn.entity_id FROM zb.mention mn
+    WHERE @entities::boolean AND mn.tenant_id = @tenant_id::text AND mn.memory_id IN (SELECT t.id FROM touched t)
+), coact AS (
+    SELECT e.entity_id FROM ents e ORDER BY e.entity_id LIMIT @max_entities::int
+), edges AS (
+    SELECT ed.id, ed.source_id, ed.target_id, ed.weight, ed.variance, ed.activation_count, ed.last_activated_at
+    FROM zb.edge ed
+    WHERE ed.tenant_id = @tenant_id::text AND ed.relation = 'co_occurs'
+      AND ed.source_id IN (SELECT c.entity_id FROM coact c) AND ed.target_id IN (SELECT c.entity_id FROM coact c)
+      AND (SELECT count(*) FROM coact) > 1
+    ORDER BY ed.id
+    FOR UPDATE SKIP LOCKED
 )
 SELECT coalesce((SELECT array_agg(t.id ORDER BY t.id) FROM touched t), '{}')::bigint[] AS touched,
        coalesce((SELECT array_agg(g.memory_id ORDER BY g.memory_id) FROM tagged g), '{}')::bigint[] AS tagged,
-       coalesce((SELECT array_agg(DISTINCT mn.entity_id ORDER BY mn.entity_id) FROM zb.mention mn
-                 WHERE @entities::boolean AND mn.tenant_id = @tenant_id::text
-                   AND mn.memory_id IN (SELECT t.id FROM touched t)), '{}')::bigint[] AS entities,
+       coalesce((SELECT array_agg(e.entity_id ORDER BY e.entity_id) FROM ents e), '{}')::bigint[] AS entities,
+       coalesce((SELECT array_agg(x.id ORDER BY x.id) FROM edges x), '{}')::bigint[] AS edge_ids,
+       coalesce((SELECT array_agg(x.source_id ORDER BY x.id) FROM edges x), '{}')::bigint[] AS edge_sources,
+       coalesce((SELECT array_agg(x.target_id ORDER BY x.id) FROM edges x), '{}')::bigint[] AS edge_targets,
+       coalesce((SELECT array_agg(x.weight ORDER BY x.id) FROM edges x), '{}')::double precision[] AS edge_weights,
+       coalesce((SELECT array_agg(x.variance ORDER BY x.id) FROM edges x), '{}')::double precision[] AS edge_variances,
+       coalesce((SELECT array_agg(x.activation_count ORDER BY x.id) FROM edges x), '{}')::integer[] AS edge_activation_counts,
+       coalesce((SELECT array_agg(x.last_activated_at ORDER BY x.id) FROM edges x), '{}')::timestamptz[] AS edge_last_activated,
        (@stc::boolean AND (EXISTS (SELECT 1 FROM tagged)
             OR EXISTS (SELECT 1 FROM zb.stc_tag s WHERE s.tenant_id = @tenant_id::text AND s.rescued_at IS NULL
                          AND s.tagged_at BETWEEN @tags_from::timestamptz AND @now::timestamptz)))::boolean AS open_tags,
