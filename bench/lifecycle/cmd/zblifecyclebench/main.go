@@ -42,6 +42,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	seed := fs.Uint64("seed", 1, "seed of the generated data")
 	maintSizes := fs.String("maint-sizes", "", "comma-separated tenant sizes of the review/propagation benchmark (default 10000,100000)")
 	decaySizes := fs.String("decay-sizes", "", "comma-separated memory counts of the decay benchmark (default 10000,100000; -decay-1m adds 1M)")
+	sleepSizes := fs.String("sleep-sizes", "", "comma-separated tenant sizes of the sleep benchmark, the first the baseline (default 1000,2000,5000,10000)")
 	only := fs.String("only", "", "run only these experiments, comma-separated: decay, maint, sleep, derive (default: all)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -60,7 +61,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	for _, f := range []struct {
 		name, value string
 		into        *[]int
-	}{{"maint-sizes", *maintSizes, &cfg.MaintSizes}, {"decay-sizes", *decaySizes, &cfg.DecaySizes}} {
+	}{{"maint-sizes", *maintSizes, &cfg.MaintSizes}, {"decay-sizes", *decaySizes, &cfg.DecaySizes}, {"sleep-sizes", *sleepSizes, &cfg.SleepSizes}} {
 		if f.value == "" {
 			continue
 		}

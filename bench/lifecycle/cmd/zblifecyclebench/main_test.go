@@ -18,7 +18,7 @@ func TestParseSizes(t *testing.T) {
 }
 
 func TestRunRejectsBadSizes(t *testing.T) {
-	for _, flag := range []string{"-decay-sizes", "-maint-sizes"} {
+	for _, flag := range []string{"-decay-sizes", "-maint-sizes", "-sleep-sizes"} {
 		var out, errb bytes.Buffer
 		require.Equal(t, 2, run([]string{flag, "10,ten"}, func(string) string { return "" }, &out, &errb))
 		require.Contains(t, errb.String(), flag[1:]+`: "ten" is not a positive number`)
