@@ -446,12 +446,9 @@ func (c *Coordinator) recallSideEffects(ctx context.Context, tenant, query strin
 // new edge is made for such a pair either: its insert does nothing on conflict). The edge
 // writes wait in pt's queue.
 func (c *Coordinator) coActivate(ctx context.Context, pt *pipeTx, q *db.Queries, tenant string, ap *db.RecallApplyRow, now time.Time) error {
-	ents := ap.Entities
+	ents := ap.Entities // already the first MaxEntitiesCoActivated (RecallApply's max_entities)
 	if len(ents) < 2 {
 		return nil
-	}
-	if len(ents) > MaxEntitiesCoActivated {
-		ents = ents[:MaxEntitiesCoActivated]
 	}
 	if n := len(ap.EdgeIds); len(ap.EdgeSources) != n || len(ap.EdgeTargets) != n || len(ap.EdgeWeights) != n ||
 		len(ap.EdgeVariances) != n || len(ap.EdgeActivationCounts) != n || len(ap.EdgeLastActivated) != n {

@@ -602,7 +602,7 @@ WITH upd AS (
 )
 SELECT coalesce((SELECT array_agg(t.id ORDER BY t.id) FROM touched t), '{}')::bigint[] AS touched,
        coalesce((SELECT array_agg(g.memory_id ORDER BY g.memory_id) FROM tagged g), '{}')::bigint[] AS tagged,
-       coalesce((SELECT array_agg(e.entity_id ORDER BY e.entity_id) FROM ents e), '{}')::bigint[] AS entities,
+       coalesce((SELECT array_agg(c.entity_id ORDER BY c.entity_id) FROM coact c), '{}')::bigint[] AS entities,
        coalesce((SELECT array_agg(x.id ORDER BY x.id) FROM edges x), '{}')::bigint[] AS edge_ids,
        coalesce((SELECT array_agg(x.source_id ORDER BY x.id) FROM edges x), '{}')::bigint[] AS edge_sources,
        coalesce((SELECT array_agg(x.target_id ORDER BY x.id) FROM edges x), '{}')::bigint[] AS edge_targets,
@@ -669,7 +669,7 @@ type RecallApplyRow struct {
 //	tagged   — with @stc: the touched memories tagged by synaptic tagging and capture (the
 //	           rule of StcTagWeak, on the updated rows, tagged at @now).
 //	entities — with @entities: the distinct entities the touched memories mention, in id
-//	           order (for the Hebbian co-activation).
+//	           order, the first @max_entities of them (those the Hebbian co-activation pairs).
 //	edge_*   — with @entities, when the first @max_entities of them are two or more: the
 //	           co_occurs edges among those, locked, in id order, as parallel arrays (id,
 //	           source, target, weight, variance, activation count, last activation); edges

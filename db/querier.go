@@ -542,7 +542,7 @@ type Querier interface {
 	//   tagged   — with @stc: the touched memories tagged by synaptic tagging and capture (the
 	//              rule of StcTagWeak, on the updated rows, tagged at @now).
 	//   entities — with @entities: the distinct entities the touched memories mention, in id
-	//              order (for the Hebbian co-activation).
+	//              order, the first @max_entities of them (those the Hebbian co-activation pairs).
 	//   edge_*   — with @entities, when the first @max_entities of them are two or more: the
 	//              co_occurs edges among those, locked, in id order, as parallel arrays (id,
 	//              source, target, weight, variance, activation count, last activation); edges
