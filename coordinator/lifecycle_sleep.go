@@ -162,6 +162,12 @@ type sleepEdge struct {
 //     'consolidated'. A derive job is enqueued for the schemas.
 //  5. Spectral health [spectral_health]: λ₂ of the entity graph before and after.
 //
+// Before the episodes are read, the run that opens a window runs the tagging-and-capture sweep
+// [stc_rescue] over the activity since the previous sweep; the rounds continuing a window skip
+// it (it reads the tenant's memories by activity time, so once per window keeps a window's cost
+// proportional to its episodes), and the run records the sweep's time in its details
+// (stc_swept_at).
+//
 // A zb.sleep_run row records the figures of the changes made (the report's figures).
 func (c *Coordinator) Sleep(ctx context.Context, tenant string, opts *SleepOpts, hook TxHook) (*SleepReport, error) {
 	if err := checkTenant(tenant); err != nil {
@@ -201,8 +207,19 @@ func (c *Coordinator) Sleep(ctx context.Context, tenant string, opts *SleepOpts,
 		if err != nil {
 			return err
 		}
-		if err := c.sleepHook(ctx, q, tenant, sw, now); err != nil { // stc_rescue sweep
+		w, err := c.sleepWindow(ctx, q, tenant, now)
+		if err != nil {
 			return err
+		}
+		// The tagging-and-capture sweep reads the tenant's memories by activity time (no index
+		// covers it: see LcSleepEpisodes), so it runs once per window, in the run that opens it,
+		// over the activity since the previous sweep; the rounds that continue a window skip it.
+		sweptAt := w.sweptAt
+		if !w.continuing {
+			if err := c.sleepHook(ctx, q, tenant, sw, w.sweptAt, now); err != nil { // stc_rescue sweep
+				return err
+			}
+			sweptAt = now
 		}
 		if rep.MetacogEvents, err = c.metacogAssess(ctx, q, tenant, sw, now); err != nil { // metacog.go
 			return err
@@ -213,10 +230,6 @@ func (c *Coordinator) Sleep(ctx context.Context, tenant string, opts *SleepOpts,
 		if !sw.enabled("sim_selection_sleep") && !sw.enabled("dual_process") {
 			rep.Disabled = true
 			return nil
-		}
-		w, err := c.sleepWindow(ctx, q, tenant, now)
-		if err != nil {
-			return err
 		}
 		since := w.from
 		// One row more than the run takes tells whether the window has more.
@@ -292,7 +305,7 @@ func (c *Coordinator) Sleep(ctx context.Context, tenant string, opts *SleepOpts,
 		msb, msa := rep.MeanStabilityBefore, rep.MeanStabilityAfter
 		details := map[string]any{"since": since, "seed": seed, "stability_grown": rep.StabilityGrown,
 			"consolidated": rep.Consolidated, "fragmented": rep.Fragmented, "schemas": ss.schemaIDs, "archived_ids": ss.archived,
-			"window_from": w.from, "window_to": w.to, "round": o.Round}
+			"window_from": w.from, "window_to": w.to, "round": o.Round, "stc_swept_at": sweptAt}
 		if rep.More {
 			last := eps[len(eps)-1]
 			details["cursor_at"], details["cursor_id"] = last.LastAccessedAt, last.ID
@@ -340,12 +353,14 @@ type sleeper struct {
 }
 
 // sleepWin is a run's sleep window: activity in (from, to], ids below cursorID (cursorAt, the
-// activity time of the cursor's memory, is recorded for information).
+// activity time of the cursor's memory, is recorded for information). sweptAt is the time of the
+// previous tagging-and-capture sweep (zero before the first run).
 type sleepWin struct {
 	from, to   time.Time
 	cursorAt   time.Time
 	cursorID   int64
 	continuing bool
+	sweptAt    time.Time
 }
 
 // sleepWindow returns the window of a run at now: the previous run's window after its cursor
@@ -365,14 +380,19 @@ func (c *Coordinator) sleepWindow(ctx context.Context, q *db.Queries, tenant str
 		WindowTo   *time.Time `json:"window_to"`
 		CursorAt   *time.Time `json:"cursor_at"`
 		CursorID   *int64     `json:"cursor_id"`
+		SweptAt    *time.Time `json:"stc_swept_at"`
 	}
-	_ = json.Unmarshal(last.Details, &d) // details of older runs have no window: their start ends it
-	w.from = last.StartedAt
+	_ = json.Unmarshal(last.Details, &d)               // details of older runs have no window: their start ends it
+	w.from, w.sweptAt = last.StartedAt, last.StartedAt // runs before 4 December 2026 swept every time
 	if d.WindowTo != nil {
 		w.from = *d.WindowTo
 	}
+	if d.SweptAt != nil {
+		w.sweptAt = *d.SweptAt
+	}
 	if d.WindowFrom != nil && d.WindowTo != nil && d.CursorAt != nil && d.CursorID != nil {
-		return sleepWin{from: *d.WindowFrom, to: *d.WindowTo, cursorAt: *d.CursorAt, cursorID: *d.CursorID, continuing: true}, nil
+		return sleepWin{from: *d.WindowFrom, to: *d.WindowTo, cursorAt: *d.CursorAt, cursorID: *d.CursorID, continuing: true,
+			sweptAt: w.sweptAt}, nil
 	}
 	return w, nil
 }

@@ -265,22 +265,41 @@ func TestSleepRounds(t *testing.T) {
 	require.Equal(t, 1, queryInt(t, pool, `SELECT count(*) FROM river.river_job WHERE kind = 'zb_sleep' AND args->>'tenant_id' = $1
 		AND (args->>'round')::int = 1`, tenant), "the next round is queued")
 
-	// New activity of an episode already slept on: it belongs to the next window.
+	sweptAt := func(id int64) time.Time {
+		t.Helper()
+		var at time.Time
+		require.NoError(t, pool.QueryRow(ctx, `SELECT (details->>'stc_swept_at')::timestamptz FROM zb.sleep_run
+			WHERE tenant_id = $1 AND id = $2`, tenant, id).Scan(&at))
+		return at
+	}
+	require.True(t, sweptAt(rep.RunID).Equal(t0), "the run opening the window swept")
+
+	// New activity of an episode already slept on: it belongs to the next window. Its
+	// confidence falls, so the next tagging sweep tags it at that activity.
 	b.clock.Add(time.Minute)
-	execSQL(t, pool, `UPDATE zb.memory SET last_accessed_at = $2 WHERE id = $1`, ids[9], t0.Add(30*time.Second))
+	execSQL(t, pool, `UPDATE zb.memory SET last_accessed_at = $2, confidence = 0.3 WHERE id = $1`, ids[9], t0.Add(30*time.Second))
+	tags := func() int {
+		return queryInt(t, pool, `SELECT count(*) FROM zb.stc_tag WHERE tenant_id = $1 AND memory_id = $2 AND tagged_at = $3`,
+			tenant, ids[9], t0.Add(30*time.Second))
+	}
 
 	rep, r = sleepRun(1)
 	require.Equal(t, 4, rep.Episodes)
 	require.True(t, rep.More)
 	require.Equal(t, ids[2], *r.cursorID)
 	require.True(t, r.windowTo.Equal(t0), "the same window")
+	require.Zero(t, tags(), "the rounds continuing a window do not sweep")
+	require.True(t, sweptAt(rep.RunID).Equal(t0), "they carry the window's sweep time")
 	rep, r = sleepRun(2)
 	require.Equal(t, 2, rep.Episodes, "the last two of the window")
 	require.False(t, rep.More)
 	require.Nil(t, r.cursorID)
+	require.Zero(t, tags())
 	rep, r = sleepRun(0)
 	require.Equal(t, 1, rep.Episodes, "the next window holds the episode used since")
 	require.True(t, rep.WindowFrom.Equal(t0) && r.windowTo.Equal(t0.Add(time.Minute)))
+	require.Equal(t, 1, tags(), "the run opening the next window sweeps the activity since the previous sweep")
+	require.True(t, sweptAt(rep.RunID).Equal(t0.Add(time.Minute)))
 	rep, _ = sleepRun(0)
 	require.True(t, rep.Skipped)
 }

@@ -125,12 +125,13 @@ func (c *Coordinator) deriveHooks(ctx context.Context, q *db.Queries, tenant str
 }
 
 // sleepHook runs sleep's share of the mechanisms beyond the fifteen inside the sleep
-// transaction: the tagging-and-capture sweep [stc_rescue].
-func (c *Coordinator) sleepHook(ctx context.Context, q *db.Queries, tenant string, sw switchSet, now time.Time) error {
+// transaction: the tagging-and-capture sweep [stc_rescue] over the activity since the previous
+// sweep (lastSweep; zero for a tenant's first sleep).
+func (c *Coordinator) sleepHook(ctx context.Context, q *db.Queries, tenant string, sw switchSet, lastSweep, now time.Time) error {
 	if !sw.enabled("stc_rescue") {
 		return nil
 	}
-	_, err := c.stcSleep(ctx, q, tenant, now)
+	_, err := c.stcSleep(ctx, q, tenant, lastSweep, now)
 	return err
 }
 
@@ -167,22 +168,19 @@ func (c *Coordinator) stcFormed(ctx context.Context, q *db.Queries, tenant strin
 }
 
 // stcSleep is the tagging-and-capture sweep of a sleep: weak memories activated since the
-// previous sleep (SleepLookback for the first) are tagged at their last activation, and every
+// previous sweep (lastSweep; SleepLookback for the first) are tagged at their last activation, and every
 // unrescued tag whose window reaches into that span is offered to the strong related memories
 // activated within its window. It catches what the store and recall passes could not see: a
 // memory that became weak after its activation (contradicting evidence), or a donor activated
 // while the tagged memory's row was locked.
-func (c *Coordinator) stcSleep(ctx context.Context, q *db.Queries, tenant string, now time.Time) (*STCReport, error) {
+func (c *Coordinator) stcSleep(ctx context.Context, q *db.Queries, tenant string, lastSweep, now time.Time) (*STCReport, error) {
 	_, cfg, err := stcModel()
 	if err != nil {
 		return nil, err
 	}
 	since := now.Add(-SleepLookback)
-	switch last, err := q.LcLastSleepRun(ctx, tenant); {
-	case err == nil:
-		since = last.StartedAt
-	case !isNoRows(err):
-		return nil, err
+	if !lastSweep.IsZero() {
+		since = lastSweep
 	}
 	tagged, err := q.StcTagWeakActive(ctx, db.StcTagWeakActiveParams{TenantID: tenant, Below: cfg.TagBelow,
 		WindowSeconds: cfg.CaptureWindow.Seconds(), Since: since, Now: now, K: STCSleepMaxTags})

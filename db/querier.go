@@ -604,6 +604,12 @@ type Querier interface {
 	// cluster: an entity of the tagged memory, or an entity joined to one of them by an edge of
 	// weight at least @min_weight. Activations are the donor's creation, its last access and the
 	// recall events that returned it.
+	//
+	// It starts from the activations, not from the cluster: one pass over the tenant's memories
+	// keeps the strong ones activated in the span the tags' windows cover (created or last accessed
+	// in it, or returned by a recall event in it), and only those are matched with the clusters'
+	// entities. Starting from the cluster read every memory mentioning one of its entities (in a
+	// tenant with few entities, most of the tenant, once per tag) before the window filter.
 	StcDonors(ctx context.Context, arg StcDonorsParams) ([]StcDonorsRow, error)
 	// StcLockMemory locks a tagged memory for its rescue, skipping it when another transaction holds
 	// it (a sleep or decay run), and returns the state the rescue rewrites: stability, emotion, last

@@ -44,6 +44,22 @@ const stcDonors = `-- name: StcDonors :many
 WITH tags AS (
     SELECT t.memory_id, t.tagged_at FROM zb.stc_tag t
     WHERE t.tenant_id = $3::text AND t.memory_id = ANY ($4::bigint[]) AND t.rescued_at IS NULL
+), span AS (
+    SELECT min(g.tagged_at) - make_interval(secs => $1::double precision) AS lo,
+           least(max(g.tagged_at) + make_interval(secs => $1::double precision), $2::timestamptz) AS hi
+    FROM tags g
+), recalled AS (
+    SELECT e.created_at AS at, r.id AS memory_id
+    FROM span s
+    JOIN zb.recall_event e ON e.tenant_id = $3::text AND e.created_at BETWEEN s.lo AND s.hi
+    CROSS JOIN LATERAL unnest(e.result_ids) AS r(id)
+), strong AS (
+    SELECT d.id, d.confidence, d.created_at, d.last_accessed_at
+    FROM span s
+    JOIN zb.memory d ON d.tenant_id = $3::text
+    WHERE d.status = 'active' AND d.confidence > $5::double precision
+      AND (d.created_at BETWEEN s.lo AND s.hi OR d.last_accessed_at BETWEEN s.lo AND s.hi
+           OR d.id IN (SELECT r.memory_id FROM recalled r))
 ), tag_ents AS (
     SELECT g.memory_id AS tag_id, mn.entity_id
     FROM tags g JOIN zb.mention mn ON mn.tenant_id = $3::text AND mn.memory_id = g.memory_id
@@ -51,31 +67,23 @@ WITH tags AS (
     SELECT te.tag_id, te.entity_id FROM tag_ents te
     UNION
     SELECT te.tag_id, e.target_id FROM tag_ents te
-    JOIN zb.edge e ON e.tenant_id = $3::text AND e.source_id = te.entity_id AND e.weight >= $5::double precision
+    JOIN zb.edge e ON e.tenant_id = $3::text AND e.source_id = te.entity_id AND e.weight >= $6::double precision
     UNION
     SELECT te.tag_id, e.source_id FROM tag_ents te
-    JOIN zb.edge e ON e.tenant_id = $3::text AND e.target_id = te.entity_id AND e.weight >= $5::double precision
+    JOIN zb.edge e ON e.tenant_id = $3::text AND e.target_id = te.entity_id AND e.weight >= $6::double precision
 ), pairs AS (
-    SELECT DISTINCT c.tag_id, mn.memory_id AS donor_id
-    FROM cluster c JOIN zb.mention mn ON mn.tenant_id = $3::text AND mn.entity_id = c.entity_id
-    WHERE mn.memory_id <> c.tag_id
-), strong AS (
-    SELECT p.tag_id, p.donor_id, d.confidence, d.created_at, d.last_accessed_at, g.tagged_at
-    FROM pairs p
-    JOIN tags g ON g.memory_id = p.tag_id
-    JOIN zb.memory d ON d.tenant_id = $3::text AND d.id = p.donor_id
-    WHERE d.status = 'active' AND d.confidence > $6::double precision
-), acts AS (
-    SELECT s.tag_id, s.donor_id, s.confidence, s.tagged_at, s.created_at AS at FROM strong s
-    UNION ALL
-    SELECT s.tag_id, s.donor_id, s.confidence, s.tagged_at, s.last_accessed_at FROM strong s
-    UNION ALL
-    SELECT s.tag_id, s.donor_id, s.confidence, s.tagged_at, e.created_at
+    SELECT DISTINCT c.tag_id, s.id AS donor_id, s.confidence, s.created_at, s.last_accessed_at
     FROM strong s
-    JOIN zb.recall_event e ON e.tenant_id = $3::text
-        AND e.created_at BETWEEN s.tagged_at - make_interval(secs => $1::double precision)
-                             AND s.tagged_at + make_interval(secs => $1::double precision)
-        AND s.donor_id = ANY (e.result_ids)
+    JOIN zb.mention mn ON mn.tenant_id = $3::text AND mn.memory_id = s.id
+    JOIN cluster c ON c.entity_id = mn.entity_id
+    WHERE s.id <> c.tag_id
+), acts AS (
+    SELECT p.tag_id, p.donor_id, p.confidence, g.tagged_at, p.created_at AS at FROM pairs p JOIN tags g ON g.memory_id = p.tag_id
+    UNION ALL
+    SELECT p.tag_id, p.donor_id, p.confidence, g.tagged_at, p.last_accessed_at FROM pairs p JOIN tags g ON g.memory_id = p.tag_id
+    UNION ALL
+    SELECT p.tag_id, p.donor_id, p.confidence, g.tagged_at, r.at
+    FROM pairs p JOIN tags g ON g.memory_id = p.tag_id JOIN recalled r ON r.memory_id = p.donor_id
 )
 SELECT DISTINCT ON (a.tag_id, a.donor_id) a.tag_id, a.donor_id, a.confidence, a.at::timestamptz AS activated_at
 FROM acts a
@@ -90,8 +98,8 @@ type StcDonorsParams struct {
 	Now           time.Time `json:"now"`
 	TenantID      string    `json:"tenant_id"`
 	TagIds        []int64   `json:"tag_ids"`
-	MinWeight     float64   `json:"min_weight"`
 	Above         float64   `json:"above"`
+	MinWeight     float64   `json:"min_weight"`
 }
 
 type StcDonorsRow struct {
@@ -107,14 +115,20 @@ type StcDonorsRow struct {
 // cluster: an entity of the tagged memory, or an entity joined to one of them by an edge of
 // weight at least @min_weight. Activations are the donor's creation, its last access and the
 // recall events that returned it.
+//
+// It starts from the activations, not from the cluster: one pass over the tenant's memories
+// keeps the strong ones activated in the span the tags' windows cover (created or last accessed
+// in it, or returned by a recall event in it), and only those are matched with the clusters'
+// entities. Starting from the cluster read every memory mentioning one of its entities (in a
+// tenant with few entities, most of the tenant, once per tag) before the window filter.
 func (q *Queries) StcDonors(ctx context.Context, arg StcDonorsParams) ([]StcDonorsRow, error) {
 	rows, err := q.db.Query(ctx, stcDonors,
 		arg.WindowSeconds,
 		arg.Now,
 		arg.TenantID,
 		arg.TagIds,
-		arg.MinWeight,
 		arg.Above,
+		arg.MinWeight,
 	)
 	if err != nil {
 		return nil, err
