@@ -20,6 +20,12 @@ const (
 	// memory's entities or an entity joined to one of them by an edge at least this strong
 	// (three co-activations from scratch, with η 0.1).
 	STCClusterMinWeight = 0.3
+	// STCClusterCost weighs the donor search's two ways (StcDonors): it reads the memories
+	// mentioning the clusters' entities when their mention count times this is at most the
+	// tenant's memory count, else it scans the tenant's memories for activations in the tags'
+	// span. Measured on a 30k tenant whose clusters cover it: 90 000 mentions read in 96 ms,
+	// 30 000 memories scanned in 30 ms — about the same per mention as per scanned memory.
+	STCClusterCost = 1.0
 	// STCMaxTagsPerPass bounds the open tags one capture pass looks at (oldest first).
 	STCMaxTagsPerPass = 500
 	// STCSleepMaxTags bounds the weak memories one sleep tags.
@@ -221,7 +227,7 @@ func (c *Coordinator) stcCapture(ctx context.Context, q *db.Queries, tenant stri
 		tagIDs[i] = t.MemoryID
 	}
 	cands, err := q.StcDonors(ctx, db.StcDonorsParams{TenantID: tenant, TagIds: tagIDs, MinWeight: STCClusterMinWeight,
-		Above: cfg.DonorAbove, WindowSeconds: cfg.CaptureWindow.Seconds(), Now: now})
+		ClusterCost: STCClusterCost, Above: cfg.DonorAbove, WindowSeconds: cfg.CaptureWindow.Seconds(), Now: now})
 	if err != nil {
 		return nil, err
 	}

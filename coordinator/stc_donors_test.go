@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
+	"github.com/zenbrain/zb/coordinator"
 	"github.com/zenbrain/zb/db"
 )
 
@@ -64,7 +65,8 @@ ORDER BY a.tag_id, a.donor_id, abs(extract(epoch FROM a.at - a.tagged_at)), a.at
 // TestSTCDonorsMatchClusterFirst compares StcDonors with the cluster-first query it replaced on
 // a random tenant (memories of every status and confidence, activations by creation, last access
 // and recall events, entity clusters joined by edges of random weight, rescued and open tags),
-// for random tag sets, times, windows and bounds: the donors and their activations are identical.
+// for random tag sets, times, windows and bounds, each of its two ways forced and chosen: the
+// donors and their activations are identical.
 func TestSTCDonorsMatchClusterFirst(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
@@ -167,13 +169,21 @@ func TestSTCDonorsMatchClusterFirst(t *testing.T) {
 		return "recalled"
 	}
 	total := 0
-	for q := range 60 {
+	for q := range 90 {
 		tags := slices.Clone(tagged)
 		r.Shuffle(len(tags), func(i, j int) { tags[i], tags[j] = tags[j], tags[i] })
 		tags = append(tags[:1+r.IntN(len(tags))], ids[r.IntN(nMem)])
-		p := db.StcDonorsParams{TenantID: tenant, TagIds: tags, MinWeight: []float64{0, 0.3, 0.7}[q%3],
-			Above: []float64{0.7, 0.7, 0.4}[q%3], WindowSeconds: []float64{1800, 600, 7200, 1800}[q%4],
-			Now: at().Add(time.Duration(q%2) * span)}
+		// Both ways: from the clusters (cost 0), from the activations (a cost no tenant
+		// reaches), and the choice the coordinator makes.
+		p := db.StcDonorsParams{
+			TenantID:      tenant,
+			TagIds:        tags,
+			MinWeight:     []float64{0, 0.3, 0.7}[q%3],
+			ClusterCost:   []float64{0, 1e12, coordinator.STCClusterCost}[(q/3)%3],
+			Above:         []float64{0.7, 0.7, 0.4}[q%3],
+			WindowSeconds: []float64{1800, 600, 7200, 1800}[q%4],
+			Now:           at().Add(time.Duration(q%2) * span),
+		}
 		got, err := db.New(pool).StcDonors(ctx, p)
 		require.NoError(t, err)
 		rows, err := pool.Query(ctx, stcDonorsClusterFirst, pgx.NamedArgs{"tenant_id": p.TenantID, "tag_ids": p.TagIds,
@@ -198,6 +208,20 @@ func TestSTCDonorsMatchClusterFirst(t *testing.T) {
 		}
 		total += len(want)
 	}
+	// A capture pass's first query switches JIT off for the rest of its transaction, so that
+	// the donor search is not compiled inside a recall's side effects.
+	tx, err := pool.Begin(ctx)
+	require.NoError(t, err)
+	defer func() { _ = tx.Rollback(ctx) }()
+	_, err = tx.Exec(ctx, `SET LOCAL jit = on`)
+	require.NoError(t, err)
+	open, err := db.New(tx).StcOpenTags(ctx, db.StcOpenTagsParams{TenantID: tenant, FromTime: t0, ToTime: t0.Add(span), Now: t0.Add(span), K: 500})
+	require.NoError(t, err)
+	require.NotEmpty(t, open)
+	var jit string
+	require.NoError(t, tx.QueryRow(ctx, `SELECT current_setting('jit')`).Scan(&jit))
+	require.Equal(t, "off", jit)
+
 	// The comparison covered every kind of activation, many times.
 	t.Logf("%d donor rows compared: %v", total, byKind)
 	require.Greater(t, total, 500)

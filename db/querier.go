@@ -605,11 +605,14 @@ type Querier interface {
 	// weight at least @min_weight. Activations are the donor's creation, its last access and the
 	// recall events that returned it.
 	//
-	// It starts from the activations, not from the cluster: one pass over the tenant's memories
-	// keeps the strong ones activated in the span the tags' windows cover (created or last accessed
-	// in it, or returned by a recall event in it), and only those are matched with the clusters'
-	// entities. Starting from the cluster read every memory mentioning one of its entities (in a
-	// tenant with few entities, most of the tenant, once per tag) before the window filter.
+	// Two ways give the same rows; the cheaper one runs (the other is skipped by a one-time
+	// filter). From the clusters: every memory mentioning one of a cluster's entities is read, then
+	// the window decides — the entities' mention counts, summed over the tags, times @cluster_cost,
+	// is its cost. From the activations: one pass over the tenant's memories keeps the strong ones
+	// activated in the span the tags' windows cover (created or last accessed in it, or returned by a
+	// recall event in it), and only those are matched with the clusters — the tenant's memory count
+	// is its cost (no index covers last_accessed_at, so the pass reads the tenant). A tenant with
+	// many entities has small clusters; one with few has clusters covering most of it.
 	StcDonors(ctx context.Context, arg StcDonorsParams) ([]StcDonorsRow, error)
 	// StcLockMemory locks a tagged memory for its rescue, skipping it when another transaction holds
 	// it (a sleep or decay run), and returns the state the rescue rewrites: stability, emotion, last
@@ -621,7 +624,10 @@ type Querier interface {
 	StcMemoryRescue(ctx context.Context, arg StcMemoryRescueParams) (int64, error)
 	// StcOpenTags returns the tenant's unrescued tags set in [@from_time, @to_time] whose memory is still
 	// active and decaying, with the memory's current triple-copy strength at @now (0 without
-	// copies), oldest tag first, at most @k.
+	// copies), oldest tag first, at most @k. It opens every capture pass, and switches JIT off for
+	// the rest of the transaction as the lifecycle jobs' preamble does (NeuroTickPreamble): the
+	// donor search that follows (StcDonors) has a high estimated cost whichever way it takes, and a
+	// recall's side effects would otherwise compile it for about a second.
 	StcOpenTags(ctx context.Context, arg StcOpenTagsParams) ([]StcOpenTagsRow, error)
 	// StcRescueTag marks an unrescued tag rescued by a donor at @now.
 	StcRescueTag(ctx context.Context, arg StcRescueTagParams) (int64, error)

@@ -24,12 +24,17 @@ RETURNING memory_id;
 -- name: StcOpenTags :many
 -- StcOpenTags returns the tenant's unrescued tags set in [@from_time, @to_time] whose memory is still
 -- active and decaying, with the memory's current triple-copy strength at @now (0 without
--- copies), oldest tag first, at most @k.
+-- copies), oldest tag first, at most @k. It opens every capture pass, and switches JIT off for
+-- the rest of the transaction as the lifecycle jobs' preamble does (NeuroTickPreamble): the
+-- donor search that follows (StcDonors) has a high estimated cost whichever way it takes, and a
+-- recall's side effects would otherwise compile it for about a second.
+WITH nojit AS MATERIALIZED (SELECT set_config('jit', 'off', true) AS jit)
 SELECT t.memory_id, t.tagged_at, t.expires_at, t.strength_before, m.confidence,
        least(1, greatest(0, coalesce((
            SELECT max(zb.copy_strength(c.copy, c.initial_strength, c.tau_seconds, c.created_at, @now::timestamptz))
            FROM zb.triple_copy c WHERE c.tenant_id = m.tenant_id AND c.memory_id = m.id), 0)))::double precision AS strength
-FROM zb.stc_tag t
+FROM nojit
+CROSS JOIN zb.stc_tag t
 JOIN zb.memory m ON m.tenant_id = t.tenant_id AND m.id = t.memory_id
 WHERE t.tenant_id = @tenant_id::text AND t.rescued_at IS NULL
   AND t.tagged_at BETWEEN @from_time::timestamptz AND @to_time::timestamptz
@@ -45,14 +50,34 @@ LIMIT @k::integer;
 -- weight at least @min_weight. Activations are the donor's creation, its last access and the
 -- recall events that returned it.
 --
--- It starts from the activations, not from the cluster: one pass over the tenant's memories
--- keeps the strong ones activated in the span the tags' windows cover (created or last accessed
--- in it, or returned by a recall event in it), and only those are matched with the clusters'
--- entities. Starting from the cluster read every memory mentioning one of its entities (in a
--- tenant with few entities, most of the tenant, once per tag) before the window filter.
+-- Two ways give the same rows; the cheaper one runs (the other is skipped by a one-time
+-- filter). From the clusters: every memory mentioning one of a cluster's entities is read, then
+-- the window decides — the entities' mention counts, summed over the tags, times @cluster_cost,
+-- is its cost. From the activations: one pass over the tenant's memories keeps the strong ones
+-- activated in the span the tags' windows cover (created or last accessed in it, or returned by a
+-- recall event in it), and only those are matched with the clusters — the tenant's memory count
+-- is its cost (no index covers last_accessed_at, so the pass reads the tenant). A tenant with
+-- many entities has small clusters; one with few has clusters covering most of it.
 WITH tags AS (
     SELECT t.memory_id, t.tagged_at FROM zb.stc_tag t
     WHERE t.tenant_id = @tenant_id::text AND t.memory_id = ANY (@tag_ids::bigint[]) AND t.rescued_at IS NULL
+), tag_ents AS (
+    SELECT g.memory_id AS tag_id, mn.entity_id
+    FROM tags g JOIN zb.mention mn ON mn.tenant_id = @tenant_id::text AND mn.memory_id = g.memory_id
+), cluster AS (
+    SELECT te.tag_id, te.entity_id FROM tag_ents te
+    UNION
+    SELECT te.tag_id, e.target_id FROM tag_ents te
+    JOIN zb.edge e ON e.tenant_id = @tenant_id::text AND e.source_id = te.entity_id AND e.weight >= @min_weight::double precision
+    UNION
+    SELECT te.tag_id, e.source_id FROM tag_ents te
+    JOIN zb.edge e ON e.tenant_id = @tenant_id::text AND e.target_id = te.entity_id AND e.weight >= @min_weight::double precision
+), route AS MATERIALIZED (
+    SELECT coalesce((SELECT sum(en.mention_count) FROM cluster c
+                     JOIN zb.entity en ON en.tenant_id = @tenant_id::text AND en.id = c.entity_id), 0)::double precision
+               * @cluster_cost::double precision
+           <= coalesce((SELECT sum(d.docs) FROM zb.lexical_stat_delta d WHERE d.tenant_id = @tenant_id::text), 0)::double precision
+           AS from_clusters
 ), span AS (
     SELECT min(g.tagged_at) - make_interval(secs => @window_seconds::double precision) AS lo,
            least(max(g.tagged_at) + make_interval(secs => @window_seconds::double precision), @now::timestamptz) AS hi
@@ -66,26 +91,29 @@ WITH tags AS (
     SELECT d.id, d.confidence, d.created_at, d.last_accessed_at
     FROM span s
     JOIN zb.memory d ON d.tenant_id = @tenant_id::text
-    WHERE d.status = 'active' AND d.confidence > @above::double precision
+    WHERE NOT (SELECT r.from_clusters FROM route r)
+      AND d.status = 'active' AND d.confidence > @above::double precision
       AND (d.created_at BETWEEN s.lo AND s.hi OR d.last_accessed_at BETWEEN s.lo AND s.hi
            OR d.id IN (SELECT r.memory_id FROM recalled r))
-), tag_ents AS (
-    SELECT g.memory_id AS tag_id, mn.entity_id
-    FROM tags g JOIN zb.mention mn ON mn.tenant_id = @tenant_id::text AND mn.memory_id = g.memory_id
-), cluster AS (
-    SELECT te.tag_id, te.entity_id FROM tag_ents te
-    UNION
-    SELECT te.tag_id, e.target_id FROM tag_ents te
-    JOIN zb.edge e ON e.tenant_id = @tenant_id::text AND e.source_id = te.entity_id AND e.weight >= @min_weight::double precision
-    UNION
-    SELECT te.tag_id, e.source_id FROM tag_ents te
-    JOIN zb.edge e ON e.tenant_id = @tenant_id::text AND e.target_id = te.entity_id AND e.weight >= @min_weight::double precision
 ), pairs AS (
     SELECT DISTINCT c.tag_id, s.id AS donor_id, s.confidence, s.created_at, s.last_accessed_at
     FROM strong s
     JOIN zb.mention mn ON mn.tenant_id = @tenant_id::text AND mn.memory_id = s.id
     JOIN cluster c ON c.entity_id = mn.entity_id
     WHERE s.id <> c.tag_id
+    UNION ALL
+    SELECT p.tag_id, p.donor_id, d.confidence, d.created_at, d.last_accessed_at
+    FROM (SELECT DISTINCT c.tag_id, mn.memory_id AS donor_id
+          FROM cluster c JOIN zb.mention mn ON mn.tenant_id = @tenant_id::text AND mn.entity_id = c.entity_id
+          WHERE mn.memory_id <> c.tag_id AND (SELECT r.from_clusters FROM route r)) p
+    -- LATERAL, kept apart (OFFSET 0): one primary-key read per pair, none when this way is
+    -- skipped (joined, the planner hashes the tenant's memories for the other side).
+    CROSS JOIN LATERAL (
+        SELECT d.confidence, d.created_at, d.last_accessed_at FROM zb.memory d
+        WHERE d.tenant_id = @tenant_id::text AND d.id = p.donor_id
+          AND d.status = 'active' AND d.confidence > @above::double precision
+        OFFSET 0
+    ) d
 ), acts AS (
     SELECT p.tag_id, p.donor_id, p.confidence, g.tagged_at, p.created_at AS at FROM pairs p JOIN tags g ON g.memory_id = p.tag_id
     UNION ALL
