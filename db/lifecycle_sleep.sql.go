@@ -59,10 +59,13 @@ func (q *Queries) LcBeliefsLock(ctx context.Context, arg LcBeliefsLockParams) ([
 }
 
 const lcCountActive = `-- name: LcCountActive :one
-SELECT count(*)::int FROM zb.memory WHERE tenant_id = $1::text AND status = 'active'
+SELECT coalesce(sum(d.docs), 0)::int FROM zb.lexical_stat_delta d WHERE d.tenant_id = $1::text
 `
 
-// LcCountActive counts a tenant's active memories (the storage figure of sleep_run).
+// LcCountActive counts a tenant's active memories (the storage figure of sleep_run) from the
+// document counts of its BM25 statistic deltas, which the memory table's triggers keep equal to
+// the number of its active rows: a few delta rows (one per writing statement until compaction)
+// instead of every memory of the tenant, twice per sleep round.
 func (q *Queries) LcCountActive(ctx context.Context, tenantID string) (int32, error) {
 	row := q.db.QueryRow(ctx, lcCountActive, tenantID)
 	var column_1 int32

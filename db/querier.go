@@ -180,7 +180,10 @@ type Querier interface {
 	// all ids (source_ids && ids: one probe of the GIN index memory_source_ids_idx, or at worst one
 	// pass over the tenant's active rows), never once per id.
 	LcCarried(ctx context.Context, arg LcCarriedParams) ([]int64, error)
-	// LcCountActive counts a tenant's active memories (the storage figure of sleep_run).
+	// LcCountActive counts a tenant's active memories (the storage figure of sleep_run) from the
+	// document counts of its BM25 statistic deltas, which the memory table's triggers keep equal to
+	// the number of its active rows: a few delta rows (one per writing statement until compaction)
+	// instead of every memory of the tenant, twice per sleep round.
 	LcCountActive(ctx context.Context, tenantID string) (int32, error)
 	// LcCountGraph counts a tenant's entity edges plus its associated memory links (the edge figure
 	// of sleep_run).

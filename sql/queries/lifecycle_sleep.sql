@@ -73,8 +73,11 @@ ON CONFLICT (tenant_id, memory_id, copy) DO UPDATE
 SET initial_strength = greatest(zb.triple_copy.initial_strength, EXCLUDED.initial_strength);
 
 -- name: LcCountActive :one
--- LcCountActive counts a tenant's active memories (the storage figure of sleep_run).
-SELECT count(*)::int FROM zb.memory WHERE tenant_id = @tenant_id::text AND status = 'active';
+-- LcCountActive counts a tenant's active memories (the storage figure of sleep_run) from the
+-- document counts of its BM25 statistic deltas, which the memory table's triggers keep equal to
+-- the number of its active rows: a few delta rows (one per writing statement until compaction)
+-- instead of every memory of the tenant, twice per sleep round.
+SELECT coalesce(sum(d.docs), 0)::int FROM zb.lexical_stat_delta d WHERE d.tenant_id = @tenant_id::text;
 
 -- name: LcCountGraph :one
 -- LcCountGraph counts a tenant's entity edges plus its associated memory links (the edge figure
