@@ -24,7 +24,9 @@ import (
 const (
 	// DecayTargetRatio is the largest acceptable decay time over the plain archive time.
 	DecayTargetRatio = 3.0
-	// SleepTargetRatio is the largest acceptable sleep time at 10k memories over the time at 1k.
+	// SleepTargetRatio is the largest acceptable sleep time at ten times the memories (10k over
+	// 1k): 20 % above proportional. A size s times the first gets SleepTargetRatio^log10(s)
+	// (144× at 100k over 1k), i.e. each tenfold step may cost at most 12× — see [SleepTarget].
 	SleepTargetRatio = 12.0
 	// DeriveTargetRatio is the smallest acceptable derive throughput over the plain INSERT's.
 	DeriveTargetRatio = 0.5

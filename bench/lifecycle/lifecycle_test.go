@@ -65,7 +65,11 @@ func TestRunSmall(t *testing.T) {
 
 	require.Len(t, res.Sleep, 2)
 	require.InDelta(t, 1, res.Sleep[0].Ratio, 1e-12)
+	require.Nil(t, res.Sleep[0].Met, "the first size is the baseline")
 	require.NotNil(t, res.Sleep[1].Met)
+	require.InDelta(t, lifecycle.SleepTarget(2), res.Sleep[1].Target, 1e-12)
+	require.Equal(t, res.Sleep[1].Ratio <= res.Sleep[1].Target, *res.Sleep[1].Met)
+	require.InDelta(t, res.Sleep[1].Ratio, res.Sleep[1].StepRatio, 1e-12, "two sizes: the step is the ratio")
 	require.Equal(t, 200, res.Sleep[1].Episodes, "every stored memory is a recent episode")
 	require.Equal(t, 1, res.Sleep[1].Rounds)
 	require.Positive(t, res.Sleep[1].EdgesBefore, "derivation made edges before the sleep")
@@ -97,4 +101,21 @@ func TestRunSmall(t *testing.T) {
 	md, err := os.ReadFile(filepath.Join(dir, "results.md"))
 	require.NoError(t, err)
 	require.True(t, strings.Contains(string(md), "## Derive"))
+}
+
+// TestSleepTarget: 12× per tenfold step, compounded; proportional cost passes at every size and
+// a quadratic one fails from twice the first size on.
+func TestSleepTarget(t *testing.T) {
+	require.InDelta(t, 1, lifecycle.SleepTarget(1), 1e-12)
+	require.InDelta(t, 12, lifecycle.SleepTarget(10), 1e-9)
+	require.InDelta(t, 144, lifecycle.SleepTarget(100), 1e-9)
+	require.InDelta(t, 1728, lifecycle.SleepTarget(1000), 1e-6)
+	for _, s := range []float64{2, 5, 10, 30, 100, 1000} {
+		require.Greater(t, lifecycle.SleepTarget(s), s, "proportional passes at %v×", s)
+		require.Less(t, lifecycle.SleepTarget(s), s*s, "quadratic fails at %v×", s)
+	}
+	// The 100k run of 4 December (8.19 s over 0.071 s at 1k): 115.7× ≤ 144×, met; the 3
+	// December run (222 s over 0.06 s, ≈ 3 700×) fails.
+	require.Less(t, 8.193/0.071, lifecycle.SleepTarget(100))
+	require.Greater(t, 222/0.06, lifecycle.SleepTarget(100))
 }

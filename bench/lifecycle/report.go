@@ -62,14 +62,15 @@ func (r *Results) Markdown(w io.Writer) {
 	if len(r.Sleep) > 0 {
 		fmt.Fprintf(w, "## Sleep: one tenant's sleep time by memory count, relative to the smallest\n\n")
 		fmt.Fprintf(w, "Sleep time is the sum over the rounds that cover the tenant's sleep window (at most %d episodes per round).\n\n", r.Sleep[0].MaxEpisodes)
-		fmt.Fprintf(w, "| N | ratio | target | met | sleep (s) | rounds | episodes | LTP | LTD | new assoc. | pruned | archived | schemas | edges before | setup (s) |\n")
-		fmt.Fprintf(w, "|---:|---:|---:|:---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		fmt.Fprintf(w, "The target at s times the first size is %.0f×^log10(s): %.0f× per tenfold step.\n\n", SleepTargetRatio, SleepTargetRatio)
+		fmt.Fprintf(w, "| N | ratio | target | met | step | sleep (s) | rounds | episodes | LTP | LTD | new assoc. | pruned | archived | schemas | edges before | setup (s) |\n")
+		fmt.Fprintf(w, "|---:|---:|---:|:---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, f := range r.Sleep {
-			target, met := "", ""
+			target, met, step := "", "", ""
 			if f.Met != nil {
-				target, met = fmt.Sprintf("≤ %.0f×", f.Target), yes(*f.Met)
+				target, met, step = fmt.Sprintf("≤ %.1f×", f.Target), yes(*f.Met), fmt.Sprintf("%.2f×", f.StepRatio)
 			}
-			fmt.Fprintf(w, "| %d | %.2f× | %s | %s | %.3f | %d | %d | %d | %d | %d | %d | %d | %d | %d | %.1f |\n", f.N, f.Ratio, target, met,
+			fmt.Fprintf(w, "| %d | %.2f× | %s | %s | %s | %.3f | %d | %d | %d | %d | %d | %d | %d | %d | %d | %.1f |\n", f.N, f.Ratio, target, met, step,
 				float64(f.Sleep), f.Rounds, f.Episodes, f.LTP, f.LTD, f.NewAssociations, f.Pruned, f.Archived, f.Schemas, f.EdgesBefore,
 				float64(f.Setup))
 		}

@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -23,9 +24,11 @@ type SleepFigure struct {
 	Sleep       Seconds `json:"sleep_s"`
 	Rounds      int     `json:"rounds"`
 	MaxEpisodes int     `json:"max_episodes"`
-	// Ratio is Sleep over the first size's Sleep (1k by default).
-	Ratio float64 `json:"ratio"`
-	// Target and Met apply to the largest size: Ratio ≤ SleepTargetRatio.
+	// Ratio is Sleep over the first size's Sleep (1k by default); StepRatio over the previous
+	// size's (0 for the first).
+	Ratio     float64 `json:"ratio"`
+	StepRatio float64 `json:"step_ratio,omitempty"`
+	// Target and Met apply to every size after the first: Ratio ≤ SleepTarget(N / first N).
 	Target float64 `json:"target,omitempty"`
 	Met    *bool   `json:"met,omitempty"`
 	// The sleep's figures summed over its rounds: episodes considered, LTP, LTD, new
@@ -49,19 +52,26 @@ func benchSleep(ctx context.Context, c *Config) ([]SleepFigure, error) {
 		if err != nil {
 			return nil, fmt.Errorf("at %d: %w", n, err)
 		}
+		f.Ratio = 1
 		if len(out) > 0 {
 			f.Ratio = float64(f.Sleep) / float64(out[0].Sleep)
-		} else {
-			f.Ratio = 1
+			f.StepRatio = float64(f.Sleep) / float64(out[len(out)-1].Sleep)
+			f.Target = SleepTarget(float64(n) / float64(out[0].N))
+			met := f.Ratio <= f.Target
+			f.Met = &met
 		}
-		c.Logger.Info("sleep", "n", n, "sleep_s", f.Sleep, "ratio", f.Ratio, "episodes", f.Episodes)
+		c.Logger.Info("sleep", "n", n, "sleep_s", f.Sleep, "ratio", f.Ratio, "target", f.Target, "episodes", f.Episodes)
 		out = append(out, *f)
 	}
-	if last := &out[len(out)-1]; len(out) > 1 {
-		met := last.Ratio <= SleepTargetRatio
-		last.Target, last.Met = SleepTargetRatio, &met
-	}
 	return out, nil
+}
+
+// SleepTarget is the largest acceptable sleep time of a tenant scale times the first size's,
+// over the first size's time: SleepTargetRatio per tenfold, SleepTargetRatio^log10(scale)
+// (12× at 10×, 144× at 100×, ≈ 2.1× at 2×), so that cost proportional to the tenant's size
+// passes at every size with 20 % per decade to spare and a quadratic cost fails from 2× on.
+func SleepTarget(scale float64) float64 {
+	return math.Pow(SleepTargetRatio, math.Log10(scale))
 }
 
 func sleepOne(ctx context.Context, c *Config, n int) (*SleepFigure, error) {
