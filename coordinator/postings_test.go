@@ -1,6 +1,7 @@
 package coordinator_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
@@ -153,12 +155,32 @@ func TestPostingsMirrorMemory(t *testing.T) {
 // zb.recall_lexical_postings (0018) ranks exactly: its document and session frequencies are the
 // counts over the tenant's active memories, and per layer its candidates are the top k by
 // zb.bm25_doc over every active memory that passes recall's filters — the validity end from the
-// postings (the best 4·k+2 of every layer superseded), the others from zb.memory.
+// postings (the best 4·k+2 of every layer superseded), the others from zb.memory. Both ways are
+// checked: the hash grouping (0019) and the merge in memory order (0024,
+// zb.recall_lexical_merge), chosen with zb.lexical_merge_min_docs; and the merge falls back to
+// the hash grouping for more than twelve distinct terms.
 func TestLexicalPostingsExact(t *testing.T) {
 	t.Parallel()
+	for _, way := range []struct{ name, minDocs string }{{"hash", "1000000000"}, {"merge", "0"}} {
+		t.Run(way.name, func(t *testing.T) {
+			t.Parallel()
+			lexicalPostingsExact(t, way.minDocs)
+		})
+	}
+}
+
+func lexicalPostingsExact(t *testing.T, minDocs string) {
 	b := setup(t, nil)
-	ctx, pool := ctxT(t), b.cfg.Pool
+	ctx := ctxT(t)
 	const ten, k = "postx", 6
+	// One connection with the way's setting for every call (and the checks, harmlessly).
+	conn, err := b.cfg.Pool.Acquire(ctx)
+	require.NoError(t, err)
+	defer conn.Release()
+	_, err = conn.Exec(ctx, "SELECT set_config('zb.lexical_merge_min_docs', $1, false)", minDocs)
+	require.NoError(t, err)
+	defer func() { _, _ = conn.Exec(context.WithoutCancel(ctx), "RESET zb.lexical_merge_min_docs") }()
+	pool := conn
 
 	sessions := make([]uuid.UUID, 3)
 	for i := range sessions {
@@ -177,7 +199,7 @@ func TestLexicalPostingsExact(t *testing.T) {
 		}
 		items = append(items, in)
 	}
-	_, err := b.co.StoreBatch(ctx, items)
+	_, err = b.co.StoreBatch(ctx, items)
 	require.NoError(t, err)
 
 	var docs int64
@@ -248,10 +270,59 @@ func TestLexicalPostingsExact(t *testing.T) {
 	require.NoError(t, pool.QueryRow(ctx, `SELECT min(n) FROM (SELECT count(*) AS n FROM zb.memory
 		WHERE tenant_id = $1 AND terms && $2 GROUP BY layer) x`, ten, terms).Scan(&matches))
 	require.Greater(t, matches, 4*k+2+k, "every layer has more matches than the first pass reads")
-	execSQL(t, pool, `UPDATE zb.memory m SET valid_to = $3 FROM (
+	_, err = pool.Exec(ctx, `UPDATE zb.memory m SET valid_to = $3 FROM (
 		SELECT m.id, row_number() OVER (PARTITION BY m.layer ORDER BY zb.bm25_doc(m.terms, m.term_count, $2, $5, $6) DESC, m.id) AS rn
 		FROM zb.memory m WHERE m.tenant_id = $1 AND m.terms && $2) x
 		WHERE m.tenant_id = $1 AND m.id = x.id AND x.rn <= $4`, ten, terms, t0.Add(time.Hour), 4*k+2, idf, avgdl)
+	require.NoError(t, err)
 	run(filter{name: "superseded best", now: t0.Add(2 * time.Hour)})
 	require.True(t, slices.IsSorted(terms))
+
+	// More than twelve distinct terms (the query's and ten that match nothing): the merge takes at
+	// most twelve, so this is the hash grouping in both ways, still exact.
+	long := slices.Clone(terms)
+	for i := range 10 {
+		long = append(long, fmt.Sprintf("zzabsent%02d", i))
+	}
+	require.Greater(t, len(long), 12)
+	terms = long
+	run(filter{name: "thirteen terms and more", now: t0.Add(2 * time.Hour)})
+
+	// A repeated term counts once, at its first position (the weights are positional): the same
+	// candidates as without the repeat, and the repeat's weight equals the first's.
+	var once, twice []int64
+	var idfTwice []float64
+	short := terms[:3]
+	require.NoError(t, pool.QueryRow(ctx, `SELECT ids FROM zb.recall_lexical_postings($1, $2, $3, 3, $4,
+		$5::zb.memory_layer[], $6, $7, NULL, NULL, NULL, NULL)`, ten, short, docs, avgdl, allLayers, k, t0).Scan(&once))
+	require.NoError(t, pool.QueryRow(ctx, `SELECT idf, ids FROM zb.recall_lexical_postings($1, $2, $3, 3, $4,
+		$5::zb.memory_layer[], $6, $7, NULL, NULL, NULL, NULL)`, ten, append(slices.Clone(short), short[1]), docs, avgdl, allLayers, k, t0).
+		Scan(&idfTwice, &twice))
+	require.NotEmpty(t, once)
+	require.Equal(t, once, twice)
+	require.Equal(t, idfTwice[1], idfTwice[3])
+}
+
+// zb.recall_lexical_merge refuses more than twelve terms, or weights that do not match the
+// terms, with SQLSTATE 22023, rather than dropping terms.
+func TestLexicalMergeBadInput(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	ctx := ctxT(t)
+	many := make([]string, 13)
+	w := make([]float64, 13)
+	for i := range many {
+		many[i], w[i] = fmt.Sprintf("t%02d", i), 1
+	}
+	for _, c := range []struct {
+		terms []string
+		w     []float64
+	}{{many, w}, {many[:3], w[:2]}} {
+		var ids []int64
+		err := b.cfg.Pool.QueryRow(ctx, `SELECT zb.recall_lexical_merge('mergebad', $1, $2, 10,
+			'{semantic}', 5, now(), NULL, NULL, NULL, NULL)`, c.terms, c.w).Scan(&ids)
+		var pgErr *pgconn.PgError
+		require.ErrorAs(t, err, &pgErr)
+		require.Equal(t, "22023", pgErr.Code, pgErr.Message)
+	}
 }

@@ -311,9 +311,11 @@ func probeFunctions(t *testing.T, e *env, tx pgx.Tx, b *world) {
 		"recall_lexical_scan": {"SELECT cardinality(ids) FROM zb.recall_lexical_scan('tenant-b', ARRAY['bravomarka'], 1, 1, 1, " + layers + ", 8, now(), NULL, NULL, NULL, NULL, true)", empty},
 		// 0018: the postings half (live recall) and the GIN half (deep recall) behind recall_lexical_scan.
 		"recall_lexical_postings": {"SELECT cardinality(ids) FROM zb.recall_lexical_postings('tenant-b', ARRAY['bravomarka'], 1, 1, 1, " + layers + ", 8, now(), NULL, NULL, NULL, NULL)", empty},
-		"recall_lexical_gin":      {"SELECT cardinality(ids) FROM zb.recall_lexical_gin('tenant-b', ARRAY['bravomarka'], 1, 1, 1, " + layers + ", 8, now(), NULL, NULL, NULL, NULL, true)", empty},
-		"recall_vector":           {"SELECT cardinality(zb.recall_vector('tenant-b', (SELECT embedding FROM zb.memory WHERE embedding IS NOT NULL LIMIT 1), " + layers + ", 8, now(), NULL, NULL, NULL, NULL, true, NULL))", denied},
-		"recall_vector_scan":      {"SELECT cardinality(zb.recall_vector_scan('tenant-b', (SELECT embedding FROM zb.memory WHERE embedding IS NOT NULL LIMIT 1), " + layers + ", 8, now(), NULL, NULL, NULL, NULL, true, NULL))", empty},
+		// 0024: the postings merged in memory order, behind recall_lexical_postings.
+		"recall_lexical_merge": {"SELECT cardinality(zb.recall_lexical_merge('tenant-b', ARRAY['bravomarka'], ARRAY[1.0::float8], 1, " + layers + ", 8, now(), NULL, NULL, NULL, NULL))", empty},
+		"recall_lexical_gin":   {"SELECT cardinality(ids) FROM zb.recall_lexical_gin('tenant-b', ARRAY['bravomarka'], 1, 1, 1, " + layers + ", 8, now(), NULL, NULL, NULL, NULL, true)", empty},
+		"recall_vector":        {"SELECT cardinality(zb.recall_vector('tenant-b', (SELECT embedding FROM zb.memory WHERE embedding IS NOT NULL LIMIT 1), " + layers + ", 8, now(), NULL, NULL, NULL, NULL, true, NULL))", denied},
+		"recall_vector_scan":   {"SELECT cardinality(zb.recall_vector_scan('tenant-b', (SELECT embedding FROM zb.memory WHERE embedding IS NOT NULL LIMIT 1), " + layers + ", 8, now(), NULL, NULL, NULL, NULL, true, NULL))", empty},
 		// 0016: derive's nearest facts, asked for B's facts by id.
 		"similar_semantic":         {fmt.Sprintf("SELECT count(*) FROM zb.similar_semantic('tenant-b', ARRAY[%s]::bigint[], 5)", joinIDs(b.facts)), empty},
 		"memory_live":              {"SELECT count(*) FROM zb.memory_live(now()) WHERE tenant_id <> 'tenant-a'", empty},
