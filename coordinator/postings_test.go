@@ -325,4 +325,29 @@ func TestLexicalMergeBadInput(t *testing.T) {
 		require.ErrorAs(t, err, &pgErr)
 		require.Equal(t, "22023", pgErr.Code, pgErr.Message)
 	}
+
+	// A threshold that is not a whole number is refused by name, in recall too, and nothing else
+	// on the connection changes.
+	conn, err := b.cfg.Pool.Acquire(ctx)
+	require.NoError(t, err)
+	defer conn.Release()
+	for _, bad := range []string{"lots", "-1", "1e3", "99999999999999999999"} {
+		_, err = conn.Exec(ctx, "SELECT set_config('zb.lexical_merge_min_docs', $1, false)", bad)
+		require.NoError(t, err)
+		var ids []int64
+		err = conn.QueryRow(ctx, `SELECT ids FROM zb.recall_lexical_postings('mergebad', '{alpha}', 10, 1, 5,
+			'{semantic}', 5, now(), NULL, NULL, NULL, NULL)`).Scan(&ids)
+		var pgErr *pgconn.PgError
+		require.ErrorAs(t, err, &pgErr, bad)
+		require.Equal(t, "22023", pgErr.Code, pgErr.Message)
+		require.Contains(t, pgErr.Message, "zb.lexical_merge_min_docs", bad)
+	}
+	_, err = conn.Exec(ctx, "SELECT set_config('zb.lexical_merge_min_docs', '5', false)")
+	require.NoError(t, err)
+	var ids []int64
+	require.NoError(t, conn.QueryRow(ctx, `SELECT ids FROM zb.recall_lexical_postings('mergebad', '{alpha}', 10, 1, 5,
+		'{semantic}', 5, now(), NULL, NULL, NULL, NULL)`).Scan(&ids))
+	require.Empty(t, ids)
+	_, err = conn.Exec(ctx, "RESET zb.lexical_merge_min_docs")
+	require.NoError(t, err)
 }

@@ -177,7 +177,8 @@ COMMENT ON FUNCTION zb.recall_lexical_merge(text, text[], double precision[], do
 
 -- recall_lexical_postings: 0019's, with the merge above for up to twelve terms in a tenant of
 -- zb.lexical_merge_min_docs active memories or more (a setting, so that an operator — and the
--- tests — can choose the way; an invalid value is an error).
+-- tests — can choose the way; a value that is not a whole number is refused with 22023, naming
+-- the setting, rather than failing a cast inside recall).
 CREATE OR REPLACE FUNCTION zb.recall_lexical_postings(
     p_tenant text, p_terms text[], p_n bigint, p_sn double precision, p_avgdl double precision,
     p_layers zb.memory_layer[], p_k integer, p_now timestamptz, p_from timestamptz, p_to timestamptz,
@@ -192,6 +193,7 @@ DECLARE
     v_filtered boolean := p_from IS NOT NULL OR p_to IS NOT NULL OR p_as_of IS NOT NULL OR p_contexts IS NOT NULL;
     v_terms    text[];
     v_w        double precision[];
+    v_min      text;
 BEGIN
     -- Document and session frequencies: one index-only count per term.
     SELECT coalesce(array_agg(ln(1 + (p_n - f.df + 0.5) / (f.df + 0.5))::double precision ORDER BY q.o), '{}'),
@@ -205,7 +207,12 @@ BEGIN
     -- Up to twelve distinct terms in a tenant of zb.lexical_merge_min_docs active memories or
     -- more: the postings merged in memory order (zb.recall_lexical_merge). A repeated term counts
     -- once, with the weight of its first position, as below.
-    IF p_n >= coalesce(nullif(current_setting('zb.lexical_merge_min_docs', true), '')::bigint, 1000) THEN
+    v_min := coalesce(nullif(current_setting('zb.lexical_merge_min_docs', true), ''), '1000');
+    IF v_min !~ '^[0-9]{1,18}$' THEN
+        RAISE EXCEPTION 'zb.lexical_merge_min_docs must be a whole number of memories (0 to 999999999999999999), got "%"',
+            left(v_min, 40) USING ERRCODE = '22023';
+    END IF;
+    IF p_n >= v_min::bigint THEN
         SELECT array_agg(d.t ORDER BY d.o), array_agg(idf[d.o] ORDER BY d.o) INTO v_terms, v_w
         FROM (SELECT DISTINCT ON (u.t) u.t, u.o FROM unnest(p_terms) WITH ORDINALITY u(t, o) ORDER BY u.t, u.o) d;
         IF cardinality(v_terms) BETWEEN 1 AND 12 THEN
