@@ -91,16 +91,29 @@ func sleepOne(ctx context.Context, c *Config, n int) (*SleepFigure, error) {
 	tenant := "sleep"
 	r := rand.New(rand.NewPCG(c.Seed, uint64(n)+17))
 	began := time.Now()
-	if _, err := co.StoreBatch(ctx, genItems(r, tenant, n)); err != nil {
-		return nil, err
+	// One generated corpus, stored in batches of at most coordinator.MaxBatch (the same rows as
+	// one call for the sizes that fit in one).
+	items := genItems(r, tenant, n)
+	for start := 0; start < n; start += coordinator.MaxBatch {
+		if _, err := co.StoreBatch(ctx, items[start:min(n, start+coordinator.MaxBatch)]); err != nil {
+			return nil, err
+		}
 	}
-	for {
+	items = nil
+	c.Logger.Info("sleep setup: stored", "n", n, "elapsed_s", secs(time.Since(began)))
+	lastLog := time.Now()
+	for derived := 0; ; {
 		rep, err := co.Derive(ctx, jobs.DeriveArgs{TenantID: tenant, Pending: true, RecheckSupersede: true}, nil)
 		if err != nil {
 			return nil, err
 		}
+		derived += len(rep.Derived)
 		if !rep.More {
 			break
+		}
+		if time.Since(lastLog) > time.Minute {
+			c.Logger.Info("sleep setup: deriving", "n", n, "derived", derived, "elapsed_s", secs(time.Since(began)))
+			lastLog = time.Now()
 		}
 	}
 	f := &SleepFigure{N: n, Setup: secs(time.Since(began))}
