@@ -367,15 +367,26 @@ func ForgettingFactor(r, floor float64) float64 {
 // threshold, so of two near-duplicates the higher-scored one stays. The input
 // is not modified.
 func Dedup(results []Result, threshold float64) []Result {
+	return DedupTop(results, threshold, -1)
+}
+
+// DedupTop is [Dedup] stopped once k results are kept (k < 0: no limit). A kept
+// result depends only on the higher-scored ones, so DedupTop(rs, t, k) equals
+// the first k of Dedup(rs, t); recall asks for its top k and so tokenizes and
+// compares only as far down the ranking as it needs.
+func DedupTop(results []Result, threshold float64, k int) []Result {
 	sorted := slices.Clone(results)
 	sortResults(sorted)
-	kept := make([]Result, 0, len(sorted))
-	toks := make([]textproc.Set, 0, len(sorted))
+	kept := make([]Result, 0, min(len(sorted), max(k, 0)))
+	toks := make([]textproc.Set, 0, cap(kept))
 	for _, r := range sorted {
+		if k >= 0 && len(kept) >= k {
+			break
+		}
 		t := textproc.NewSet(textproc.Tokens(r.Text))
 		dup := false
 		for _, kt := range toks {
-			if t.Jaccard(kt) > threshold {
+			if t.JaccardAbove(kt, threshold) {
 				dup = true
 				break
 			}
@@ -506,7 +517,7 @@ func Rank(class QueryClass, cands []Candidate, cfg *Config) ([]Result, error) {
 	if threshold >= 1 {
 		sortResults(results)
 	} else {
-		results = Dedup(results, threshold)
+		results = DedupTop(results, threshold, c.K)
 	}
 	if c.K >= 0 && len(results) > c.K {
 		results = results[:c.K]

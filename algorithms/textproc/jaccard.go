@@ -37,6 +37,18 @@ func (a Set) Jaccard(b Set) float64 {
 	return float64(inter) / float64(len(a)+len(b)-inter)
 }
 
+// JaccardAbove reports whether a.Jaccard(b) > threshold. It skips the merge when the sizes
+// alone rule it out: |A∩B| ≤ min(|A|, |B|) and |A∪B| ≥ max(|A|, |B|), so the similarity is at
+// most min/max (floating-point division is monotone in both operands, so the bound holds for
+// the computed value too). Near-duplicate thresholds (0.9) need sets of nearly equal size.
+func (a Set) JaccardAbove(b Set, threshold float64) bool {
+	lo, hi := min(len(a), len(b)), max(len(a), len(b))
+	if hi > 0 && float64(lo)/float64(hi) <= threshold {
+		return false
+	}
+	return a.Jaccard(b) > threshold
+}
+
 // Intersect returns the elements of both sets, in order.
 func (a Set) Intersect(b Set) Set {
 	var out Set

@@ -275,3 +275,31 @@ func FuzzTokens(f *testing.F) {
 		_ = DetectLang(s)
 	})
 }
+
+// JaccardAbove(b, t) is exactly Jaccard(b) > t on random sets (empty ones included) for
+// thresholds from 0 to 1, among them the size-bound's edge cases (min/max equal to t).
+func TestJaccardAboveMatchesJaccard(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(9, 10))
+	for trial := range 20000 {
+		alpha := 1 + r.IntN(20)
+		gen := func() Set {
+			xs := make([]string, r.IntN(14))
+			for i := range xs {
+				xs[i] = fmt.Sprintf("w%d", r.IntN(alpha))
+			}
+			return NewSet(xs)
+		}
+		a, b := gen(), gen()
+		th := r.Float64()
+		switch trial % 4 {
+		case 0:
+			th = 0.9
+		case 1:
+			if len(a) > 0 && len(b) > 0 {
+				th = float64(min(len(a), len(b))) / float64(max(len(a), len(b)))
+			}
+		}
+		require.Equal(t, a.Jaccard(b) > th, a.JaccardAbove(b, th), "%v %v at %v", a, b, th)
+	}
+}
