@@ -377,10 +377,14 @@ func Dedup(results []Result, threshold float64) []Result {
 func DedupTop(results []Result, threshold float64, k int) []Result {
 	sorted := slices.Clone(results)
 	sortResults(sorted)
-	kept := make([]Result, 0, min(len(sorted), max(k, 0)))
-	toks := make([]textproc.Set, 0, cap(kept))
+	limit := len(sorted)
+	if k >= 0 {
+		limit = min(limit, k)
+	}
+	kept := make([]Result, 0, limit)
+	toks := make([]textproc.Set, 0, limit)
 	for _, r := range sorted {
-		if k >= 0 && len(kept) >= k {
+		if len(kept) == limit {
 			break
 		}
 		t := textproc.NewSet(textproc.Tokens(r.Text))
