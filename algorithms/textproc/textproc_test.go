@@ -303,3 +303,14 @@ func TestJaccardAboveMatchesJaccard(t *testing.T) {
 		require.Equal(t, a.Jaccard(b) > th, a.JaccardAbove(b, th), "%v %v at %v", a, b, th)
 	}
 }
+
+func TestOneLine(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "a b c", OneLine("  a\n\tb   c \n", 10))
+	require.Equal(t, "abcd", OneLine("abcd", 4), "a text of exactly n runes stays whole")
+	require.Equal(t, "abc…", OneLine("abcde", 4))
+	require.Equal(t, "äöü…", OneLine("äöüßx", 4), "cut by runes, not bytes")
+	require.Equal(t, "…", OneLine("abc", 1))
+	require.Equal(t, "…", OneLine("abc", 0), "no room: the ellipsis alone")
+	require.Empty(t, OneLine(" \n ", 5))
+}

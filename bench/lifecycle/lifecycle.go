@@ -156,6 +156,8 @@ type Machine struct {
 	GoOS, GoArch  string
 	CPUs          int
 	ServerVersion string
+	// SharedBuffers is the server's shared_buffers setting.
+	SharedBuffers string `json:",omitempty"`
 }
 
 // Seconds is a duration in seconds in JSON.
@@ -173,7 +175,7 @@ func Run(ctx context.Context, cfg *Config) (*Results, error) {
 	res := &Results{Started: started.UTC(), Machine: Machine{GoOS: runtime.GOOS, GoArch: runtime.GOARCH, CPUs: runtime.NumCPU()},
 		Config: map[string]any{"dim": c.Dim, "faded_fraction": c.FadedFraction, "repeats": c.Repeats, "seed": c.Seed,
 			"derive_tenants": c.DeriveTenants, "derive_per_tenant": c.DerivePerTenant, "derive_workers": c.DeriveWorkers}}
-	if err := serverVersion(ctx, c.AdminURL, &res.Machine.ServerVersion); err != nil {
+	if err := serverSettings(ctx, c.AdminURL, &res.Machine); err != nil {
 		return nil, err
 	}
 	for _, n := range c.DecaySizes {
@@ -212,13 +214,14 @@ func Run(ctx context.Context, cfg *Config) (*Results, error) {
 	return res, nil
 }
 
-func serverVersion(ctx context.Context, admin string, out *string) error {
+// serverSettings records the server's version and shared_buffers in m.
+func serverSettings(ctx context.Context, admin string, m *Machine) error {
 	conn, err := pgx.Connect(ctx, admin)
 	if err != nil {
 		return fmt.Errorf("error connecting to %s: %w", redact(admin), err)
 	}
 	defer conn.Close(ctx)
-	return conn.QueryRow(ctx, "SHOW server_version").Scan(out)
+	return conn.QueryRow(ctx, "SELECT current_setting('server_version'), current_setting('shared_buffers')").Scan(&m.ServerVersion, &m.SharedBuffers)
 }
 
 var dbSeq atomic.Int64

@@ -1,16 +1,19 @@
 package lifecycle_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/zenbrain/zb/bench/internal/stmtstats"
 	"github.com/zenbrain/zb/bench/lifecycle"
 	"github.com/zenbrain/zb/internal/zbtest"
 )
@@ -73,6 +76,21 @@ func TestRunSmall(t *testing.T) {
 	require.Equal(t, 200, res.Sleep[1].Episodes, "every stored memory is a recent episode")
 	require.Equal(t, 1, res.Sleep[1].Rounds)
 	require.Positive(t, res.Sleep[1].EdgesBefore, "derivation made edges before the sleep")
+	require.Equal(t, res.Sleep[1].Sleep, res.Sleep[1].RoundP50, "one round: its time is the sleep's")
+	require.Equal(t, res.Sleep[1].RoundP50, res.Sleep[1].RoundMax)
+	// The test cluster preloads pg_stat_statements: the setup's statements are the store's copy
+	// and derivation's, the rounds' sleep's own, none of the setup's, at most eight a list, the
+	// largest total first.
+	require.Empty(t, res.Sleep[1].StatementsUnavailable)
+	setup, rounds := statementTexts(res.Sleep[1].SetupStatements), statementTexts(res.Sleep[1].SleepStatements)
+	require.Contains(t, setup, "name: LcDeriveWriteMany ")
+	require.Contains(t, rounds, "-- name: ")
+	for _, ss := range [][]stmtstats.Statement{res.Sleep[1].SetupStatements, res.Sleep[1].SleepStatements} {
+		require.LessOrEqual(t, len(ss), 8)
+		require.True(t, slices.IsSortedFunc(ss, func(a, b stmtstats.Statement) int { return cmp.Compare(b.TotalMS, a.TotalMS) }))
+	}
+	require.NotContains(t, rounds, "LcDeriveWriteMany", "the rounds' statistics start after the setup")
+	require.NotContains(t, rounds, `copy "zb"."memory"`)
 
 	// Review reads each due card and its memory through indexes only; propagation works on
 	// exactly the seeds' trees.
@@ -101,6 +119,15 @@ func TestRunSmall(t *testing.T) {
 	md, err := os.ReadFile(filepath.Join(dir, "results.md"))
 	require.NoError(t, err)
 	require.True(t, strings.Contains(string(md), "## Derive"))
+}
+
+// statementTexts joins the statements' texts, one a line.
+func statementTexts(ss []stmtstats.Statement) string {
+	var b strings.Builder
+	for _, s := range ss {
+		b.WriteString(s.Query + "\n")
+	}
+	return b.String()
 }
 
 // TestSleepTarget: 12× per tenfold step, compounded; proportional cost passes at every size and

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/zenbrain/zb/bench/internal/stmtstats"
 	"strings"
 )
 
@@ -30,8 +32,8 @@ func (r *Results) Write(dir string) error {
 // seconds after them.
 func (r *Results) Markdown(w io.Writer) {
 	fmt.Fprintf(w, "# Lifecycle benchmarks\n\n")
-	fmt.Fprintf(w, "Run %s (%.0f s) on %s/%s, %d CPUs, PostgreSQL %s. Ratios are measured in the same run; absolute times are for context only.\n\n",
-		r.Started.Format("2006-01-02 15:04 MST"), float64(r.Duration), r.Machine.GoOS, r.Machine.GoArch, r.Machine.CPUs, r.Machine.ServerVersion)
+	fmt.Fprintf(w, "Run %s (%.0f s) on %s/%s, %d CPUs, PostgreSQL %s%s. Ratios are measured in the same run; absolute times are for context only.\n\n",
+		r.Started.Format("2006-01-02 15:04 MST"), float64(r.Duration), r.Machine.GoOS, r.Machine.GoArch, r.Machine.CPUs, r.Machine.ServerVersion, sharedBuffers(r.Machine.SharedBuffers))
 	if len(r.Decay) > 0 {
 		fmt.Fprintf(w, "## Decay: DecayDue over N memories (1%% faded) vs a plain UPDATE archiving those rows\n\n")
 		fmt.Fprintf(w, "| N | faded | ratio | target | met | decay (s) | archive UPDATE (s) | archived | rescheduled | rows read | seq scans | load (s) |\n")
@@ -63,18 +65,26 @@ func (r *Results) Markdown(w io.Writer) {
 		fmt.Fprintf(w, "## Sleep: one tenant's sleep time by memory count, relative to the smallest\n\n")
 		fmt.Fprintf(w, "Sleep time is the sum over the rounds that cover the tenant's sleep window (at most %d episodes per round).\n\n", r.Sleep[0].MaxEpisodes)
 		fmt.Fprintf(w, "The target at s times the first size is %.0f×^log10(s): %.0f× per tenfold step.\n\n", SleepTargetRatio, SleepTargetRatio)
-		fmt.Fprintf(w, "| N | ratio | target | met | step | sleep (s) | rounds | episodes | LTP | LTD | new assoc. | pruned | archived | schemas | edges before | setup (s) |\n")
-		fmt.Fprintf(w, "|---:|---:|---:|:---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		fmt.Fprintf(w, "| N | ratio | target | met | step | sleep (s) | rounds | round p50 (s) | round max (s) | episodes | LTP | LTD | new assoc. | pruned | archived | schemas | edges before | setup (s) |\n")
+		fmt.Fprintf(w, "|---:|---:|---:|:---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, f := range r.Sleep {
 			target, met, step := "", "", ""
 			if f.Met != nil {
 				target, met, step = fmt.Sprintf("≤ %.1f×", f.Target), yes(*f.Met), fmt.Sprintf("%.2f×", f.StepRatio)
 			}
-			fmt.Fprintf(w, "| %d | %.2f× | %s | %s | %s | %.3f | %d | %d | %d | %d | %d | %d | %d | %d | %d | %.1f |\n", f.N, f.Ratio, target, met, step,
-				float64(f.Sleep), f.Rounds, f.Episodes, f.LTP, f.LTD, f.NewAssociations, f.Pruned, f.Archived, f.Schemas, f.EdgesBefore,
+			fmt.Fprintf(w, "| %d | %.2f× | %s | %s | %s | %.3f | %d | %.3f | %.3f | %d | %d | %d | %d | %d | %d | %d | %d | %.1f |\n", f.N, f.Ratio, target, met, step,
+				float64(f.Sleep), f.Rounds, float64(f.RoundP50), float64(f.RoundMax), f.Episodes, f.LTP, f.LTD, f.NewAssociations, f.Pruned, f.Archived, f.Schemas, f.EdgesBefore,
 				float64(f.Setup))
 		}
 		fmt.Fprintln(w)
+		for _, f := range r.Sleep {
+			if f.StatementsUnavailable != "" {
+				fmt.Fprintf(w, "pg_stat_statements unavailable at %d: %s\n\n", f.N, f.StatementsUnavailable)
+				continue
+			}
+			stmtstats.Markdown(w, fmt.Sprintf("Top statements of the sleep rounds at %d (pg_stat_statements, by total time):", f.N), f.SleepStatements)
+			stmtstats.Markdown(w, fmt.Sprintf("Top statements of the setup at %d (store and derivation):", f.N), f.SetupStatements)
+		}
 	}
 	if f := r.Derive; f != nil {
 		fmt.Fprintf(w, "## Derive: worker throughput (hash embedder, %d replicas × 1 slot) vs a plain INSERT with precomputed embeddings\n\n", f.Workers)
@@ -90,4 +100,12 @@ func yes(b bool) string {
 		return "yes"
 	}
 	return "**no**"
+}
+
+// sharedBuffers is ", shared_buffers s", or nothing for a run that did not record it.
+func sharedBuffers(s string) string {
+	if s == "" {
+		return ""
+	}
+	return ", shared_buffers " + s
 }

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
+
+	"github.com/zenbrain/zb/bench/internal/stmtstats"
 
 	"github.com/zenbrain/zb/coordinator"
 	"github.com/zenbrain/zb/embed"
@@ -41,7 +44,19 @@ type SleepFigure struct {
 	Archived        int `json:"archived"`
 	Schemas         int `json:"schemas"`
 	EdgesBefore     int `json:"edges_before"`
+	// RoundP50 and RoundMax are the median and the longest round (seconds).
+	RoundP50 Seconds `json:"round_p50_s"`
+	RoundMax Seconds `json:"round_max_s"`
+	// SetupStatements are the top statements of the setup (store and derivation) and
+	// SleepStatements those of the rounds, by total time (pg_stat_statements), or empty with
+	// StatementsUnavailable saying why.
+	SetupStatements       []stmtstats.Statement `json:"setup_statements,omitempty"`
+	SleepStatements       []stmtstats.Statement `json:"sleep_statements,omitempty"`
+	StatementsUnavailable string                `json:"statements_unavailable,omitempty"`
 }
+
+// sleepTopStatements is how many statements each of a figure's lists keeps.
+const sleepTopStatements = 8
 
 // benchSleep loads and derives each size in a database of its own, then times the tenant's
 // sleep: every round of its window.
@@ -89,6 +104,7 @@ func sleepOne(ctx context.Context, c *Config, n int) (*SleepFigure, error) {
 		return nil, err
 	}
 	tenant := "sleep"
+	unavailable := stmtstats.Reset(ctx, bdb.pool)
 	r := rand.New(rand.NewPCG(c.Seed, uint64(n)+17))
 	began := time.Now()
 	// One generated corpus, stored in batches of at most coordinator.MaxBatch (the same rows as
@@ -116,20 +132,33 @@ func sleepOne(ctx context.Context, c *Config, n int) (*SleepFigure, error) {
 			lastLog = time.Now()
 		}
 	}
-	f := &SleepFigure{N: n, Setup: secs(time.Since(began))}
+	f := &SleepFigure{N: n, Setup: secs(time.Since(began)), StatementsUnavailable: unavailable}
+	if unavailable == "" {
+		if f.SetupStatements, err = stmtstats.Top(ctx, bdb.pool, sleepTopStatements); err != nil {
+			return nil, err
+		}
+	}
 	for _, sql := range []string{`DELETE FROM river.river_job`, `VACUUM (ANALYZE)`} {
 		if _, err := bdb.pool.Exec(ctx, sql); err != nil {
 			return nil, err
 		}
 	}
+	if unavailable == "" {
+		if unavailable = stmtstats.Reset(ctx, bdb.pool); unavailable != "" {
+			return nil, fmt.Errorf("pg_stat_statements stopped working after the setup: %s", unavailable)
+		}
+	}
 	f.MaxEpisodes = coordinator.SleepMaxEpisodes
+	var rounds []time.Duration
 	for round := 0; ; round++ {
 		t0 := time.Now()
 		rep, err := co.Sleep(ctx, tenant, &coordinator.SleepOpts{Trigger: "benchmark", Seed: int64(c.Seed), Round: round}, nil)
 		if err != nil {
 			return nil, err
 		}
-		f.Sleep += secs(time.Since(t0))
+		took := time.Since(t0)
+		f.Sleep += secs(took)
+		rounds = append(rounds, took)
 		if round == 0 {
 			f.EdgesBefore = rep.EdgesBefore
 		}
@@ -141,6 +170,12 @@ func sleepOne(ctx context.Context, c *Config, n int) (*SleepFigure, error) {
 		}
 		if round > n/f.MaxEpisodes+1 {
 			return nil, fmt.Errorf("sleep of %d memories still had more after %d rounds", n, f.Rounds)
+		}
+	}
+	f.RoundP50, f.RoundMax = secs(median(rounds)), secs(slices.Max(rounds))
+	if unavailable == "" {
+		if f.SleepStatements, err = stmtstats.Top(ctx, bdb.pool, sleepTopStatements); err != nil {
+			return nil, err
 		}
 	}
 	return f, nil

@@ -3,10 +3,10 @@ package perf
 import (
 	"context"
 	"math/rand/v2"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/zenbrain/zb/bench/internal/stmtstats"
 	"github.com/zenbrain/zb/coordinator"
 	"github.com/zenbrain/zb/dbconn"
 	"github.com/zenbrain/zb/embed"
@@ -46,13 +46,7 @@ type LoadFigure struct {
 }
 
 // Statement is one row of pg_stat_statements.
-type Statement struct {
-	Query   string  `json:"query"`
-	Calls   int64   `json:"calls"`
-	TotalMS float64 `json:"total_ms"`
-	MeanMS  float64 `json:"mean_ms"`
-	Rows    int64   `json:"rows"`
-}
+type Statement = stmtstats.Statement
 
 // benchLoad runs c.Clients clients mixing Recall and Store 9:1 for c.LoadDuration.
 func benchLoad(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embedder, n, tenants int) (*LoadFigure, error) {
@@ -66,14 +60,8 @@ func benchLoad(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embedder,
 	if err != nil {
 		return nil, err
 	}
-	statsOK := false
-	if _, err := bdb.pool.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pg_stat_statements`); err != nil {
-		f.StatementsUnavailable = "CREATE EXTENSION pg_stat_statements: " + err.Error()
-	} else if _, err := bdb.pool.Exec(ctx, `SELECT pg_stat_statements_reset()`); err != nil {
-		f.StatementsUnavailable = "pg_stat_statements is not preloaded (shared_preload_libraries): " + firstLine(err.Error())
-	} else {
-		statsOK = true
-	}
+	f.StatementsUnavailable = stmtstats.Reset(ctx, bdb.pool)
+	statsOK := f.StatementsUnavailable == ""
 	var maxID int64
 	if err := bdb.pool.QueryRow(ctx, `SELECT coalesce(max(id), 0) FROM zb.memory`).Scan(&maxID); err != nil {
 		return nil, err
@@ -175,39 +163,10 @@ func benchLoad(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embedder,
 		return nil, err
 	}
 	if statsOK {
-		rows, err := bdb.pool.Query(ctx, `SELECT s.query, s.calls, s.total_exec_time, s.mean_exec_time, s.rows
-			FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
-			WHERE d.datname = current_database() ORDER BY s.total_exec_time DESC LIMIT 10`)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var s Statement
-			if err := rows.Scan(&s.Query, &s.Calls, &s.TotalMS, &s.MeanMS, &s.Rows); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			s.Query = abbreviate(s.Query, 160)
-			f.TopStatements = append(f.TopStatements, s)
-		}
-		if err := rows.Err(); err != nil {
+		if f.TopStatements, err = stmtstats.Top(ctx, bdb.pool, 10); err != nil {
 			return nil, err
 		}
 	}
 	c.Logger.Info("load", "ops", f.Ops, "errors", f.Errors, "throughput", f.Throughput, "recall_p99", f.Recall.P99, "store_p99", f.Store.P99)
 	return f, nil
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
-}
-
-// abbreviate folds whitespace and cuts s to n runes.
-func abbreviate(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }

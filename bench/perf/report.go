@@ -7,6 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/zenbrain/zb/algorithms/textproc"
+	"github.com/zenbrain/zb/bench/internal/stmtstats"
 )
 
 // Write stores r as results.json and results.md in dir (created when missing).
@@ -80,14 +83,10 @@ func (r *Results) Markdown(w io.Writer) {
 		fmt.Fprintf(w, "| %d | %d | %.1f | %.1f / %.1f | %.1f / %.1f | %d | %d | %d |\n\n", f.Ops, f.Errors, f.Throughput,
 			f.Recall.P50, f.Recall.P99, f.Store.P50, f.Store.P99, f.SideEffectsSkipped, f.Stored, f.DerivedDuring)
 		for _, e := range f.FirstErrors {
-			fmt.Fprintf(w, "- error: %s\n", abbreviate(e, 200))
+			fmt.Fprintf(w, "- error: %s\n", textproc.OneLine(e, 200))
 		}
 		if len(f.TopStatements) > 0 {
-			fmt.Fprintf(w, "Top statements (pg_stat_statements, by total time):\n\n| total (ms) | calls | mean (ms) | rows | query |\n|---:|---:|---:|---:|---|\n")
-			for _, s := range f.TopStatements {
-				fmt.Fprintf(w, "| %.0f | %d | %.2f | %d | `%s` |\n", s.TotalMS, s.Calls, s.MeanMS, s.Rows, strings.ReplaceAll(s.Query, "|", "\\|"))
-			}
-			fmt.Fprintln(w)
+			stmtstats.Markdown(w, "Top statements (pg_stat_statements, by total time):", f.TopStatements)
 		} else if f.StatementsUnavailable != "" {
 			fmt.Fprintf(w, "pg_stat_statements unavailable: %s\n\n", f.StatementsUnavailable)
 		}

@@ -6,6 +6,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+
+	"github.com/zenbrain/zb/algorithms/textproc"
 )
 
 // approvalCmds returns the approval queue's commands: approvals (list), approve and deny.
@@ -56,7 +58,7 @@ approver with --actor); it may deny it. Listing every tenant's requests needs an
 		fmt.Fprintln(tw, "ID\tTENANT\tOPERATION\tSTATUS\tREQUESTED BY\tREQUESTED AT\tDETAIL")
 		for _, r := range reqs {
 			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.TenantID, r.Operation, r.Status, r.RequestedBy,
-				r.RequestedAt.UTC().Format("2006-01-02 15:04:05"), oneLine(string(r.Payload), 60))
+				r.RequestedAt.UTC().Format("2006-01-02 15:04:05"), textproc.OneLine(string(r.Payload), 60))
 		}
 		return tw.Flush()
 	}

@@ -5,6 +5,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+
+	"github.com/zenbrain/zb/algorithms/textproc"
 )
 
 func (a *app) healthCmd() *cobra.Command {
@@ -70,7 +72,7 @@ It only reads.`,
 		mc := h.Metacog
 		fmt.Fprintf(w, "\nmetacognition (last 30 days): %d events, %d alerts\n", mc.Events, len(mc.Alerts))
 		for _, al := range mc.Alerts {
-			fmt.Fprintf(w, "  ALERT %s = %.3f at %s %s\n", al.Kind, al.Value, stamp(&al.At), oneLine(string(al.Detail), 60))
+			fmt.Fprintf(w, "  ALERT %s = %.3f at %s %s\n", al.Kind, al.Value, stamp(&al.At), textproc.OneLine(string(al.Detail), 60))
 		}
 		for _, l := range mc.Latest {
 			fmt.Fprintf(w, "  latest %s = %.3f at %s\n", l.Kind, l.Value, stamp(&l.At))
@@ -87,7 +89,7 @@ It only reads.`,
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "  TOPIC\tGAP\tQUERIES\tFACTS\tCONFIDENCE\tRECALL OK\tPROGRESS\tACTION")
 			for _, x := range g.Gaps {
-				fmt.Fprintf(tw, "  %s\t%.2f\t%d\t%d\t%.2f\t%.2f\t%+.2f\t%s\n", oneLine(x.Label, 30), x.Score, x.Queries, x.Facts,
+				fmt.Fprintf(tw, "  %s\t%.2f\t%d\t%d\t%.2f\t%.2f\t%+.2f\t%s\n", textproc.OneLine(x.Label, 30), x.Score, x.Queries, x.Facts,
 					x.MeanConfidence, x.RecallSuccess, x.Progress, x.Action)
 			}
 			if err := tw.Flush(); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/zenbrain/zb/algorithms/textproc"
 	"github.com/zenbrain/zb/coordinator"
 )
 
@@ -141,8 +142,8 @@ func (a *app) intentionsListCmd() *cobra.Command {
 			if it.FiredAt != nil {
 				fired = it.FiredAt.Format(time.RFC3339) + " by " + it.FiredReason
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", it.ID, it.Status, it.Priority, oneLine(triggerText(it), 50),
-				oneLine(it.Content, 60), fired)
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", it.ID, it.Status, it.Priority, textproc.OneLine(triggerText(it), 50),
+				textproc.OneLine(it.Content, 60), fired)
 		}
 		return tw.Flush()
 	}

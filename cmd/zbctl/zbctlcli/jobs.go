@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/zenbrain/zb/algorithms/textproc"
 	"github.com/zenbrain/zb/coordinator"
 	"github.com/zenbrain/zb/db"
 )
@@ -63,7 +64,7 @@ func (a *app) jobsListCmd() *cobra.Command {
 		fmt.Fprintln(tw, "ID\tKIND\tSTATE\tTENANT\tATTEMPT\tCREATED\tLAST ERROR")
 		for _, j := range js {
 			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d/%d\t%s\t%s\n", j.ID, j.Kind, j.State, orDash(j.Tenant), j.Attempt, j.MaxAttempts,
-				stamp(&j.CreatedAt), oneLine(orDash(j.LastError), 60))
+				stamp(&j.CreatedAt), textproc.OneLine(orDash(j.LastError), 60))
 		}
 		return tw.Flush()
 	}

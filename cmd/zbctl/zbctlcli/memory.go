@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 
+	"github.com/zenbrain/zb/algorithms/textproc"
 	"github.com/zenbrain/zb/coordinator"
 	"github.com/zenbrain/zb/db"
 	"github.com/zenbrain/zb/embed"
@@ -169,7 +170,7 @@ func (a *app) recallCmd() *cobra.Command {
 		tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "#\tSCORE\tLAYER\tID\tCONF\tCONTENT")
 		for i, r := range res.Results {
-			fmt.Fprintf(tw, "%d\t%.3f\t%s\t%d\t%.2f\t%s\n", i+1, r.Score, r.Layer, r.ID, r.Confidence, oneLine(aiMark(r.AIGenerated)+r.Content, 80))
+			fmt.Fprintf(tw, "%d\t%.3f\t%s\t%d\t%.2f\t%s\n", i+1, r.Score, r.Layer, r.ID, r.Confidence, textproc.OneLine(aiMark(r.AIGenerated)+r.Content, 80))
 			if explain {
 				s := r.Signals
 				fmt.Fprintf(tw, "\t\t\t\t\tcos %.3f bm25 %.3f → hybrid %.3f × layer %.1f × boost %.3f × retention %.3f (R %.3f)\n",
@@ -218,12 +219,4 @@ func (a *app) statsCmd() *cobra.Command {
 		return tw.Flush()
 	}
 	return cmd
-}
-
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }

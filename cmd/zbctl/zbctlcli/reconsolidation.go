@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/zenbrain/zb/algorithms/textproc"
 	"github.com/zenbrain/zb/coordinator"
 )
 
@@ -100,14 +101,14 @@ compares with the memory now and 'rollback' restores exactly.`,
 			fmt.Fprintf(w, "rolled back %s (%s)\n", stamp(d.RolledBackAt), d.RollbackNote)
 		}
 		if d.TriggerContent != "" {
-			fmt.Fprintf(w, "trigger:  %s\n", oneLine(d.TriggerContent, 100))
+			fmt.Fprintf(w, "trigger:  %s\n", textproc.OneLine(d.TriggerContent, 100))
 		}
-		fmt.Fprintf(w, "before:   %s  [confidence %.2f]\n", oneLine(d.Before.Content, 100), d.Before.Confidence)
+		fmt.Fprintf(w, "before:   %s  [confidence %.2f]\n", textproc.OneLine(d.Before.Content, 100), d.Before.Confidence)
 		if d.After == nil {
 			fmt.Fprintln(w, "now:      (the memory is gone)")
 			return nil
 		}
-		fmt.Fprintf(w, "now:      %s  [confidence %.2f]\n", oneLine(d.After.Content, 100), d.After.Confidence)
+		fmt.Fprintf(w, "now:      %s  [confidence %.2f]\n", textproc.OneLine(d.After.Content, 100), d.After.Confidence)
 		if len(d.Changed) == 0 {
 			fmt.Fprintln(w, "the memory equals its snapshot")
 		} else {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/zenbrain/zb/algorithms/textproc"
 	"github.com/zenbrain/zb/coordinator"
 )
 
@@ -52,7 +53,7 @@ coupling when it is on).`,
 		fmt.Fprintln(tw, "MEMORY\tDUE\tSTATE\tREPS\tLAPSES\tSTABILITY\tCONTENT")
 		for _, r := range rs {
 			fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%d\t%.1fd\t%s\n", r.MemoryID, stamp(&r.Due), r.State, r.Reps, r.Lapses, r.Stability,
-				oneLine(r.Content, 60))
+				textproc.OneLine(r.Content, 60))
 		}
 		if err := tw.Flush(); err != nil {
 			return err

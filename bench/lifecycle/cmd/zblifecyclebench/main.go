@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	go run ./bench/lifecycle/cmd/zblifecyclebench [-out DIR] [-decay-1m] [-quick]
+//	go run ./bench/lifecycle/cmd/zblifecyclebench [-out DIR] [-decay-1m] [-quick] [-shared-buffers 2GB]
 //
 // With ZB_DATABASE_URL set (a role that may CREATE DATABASE) it creates its databases on that
 // server; otherwise it starts a throwaway PostgreSQL cluster (internal/pgcluster, Ephemeral)
@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -27,6 +28,9 @@ import (
 	"github.com/zenbrain/zb/bench/lifecycle"
 	"github.com/zenbrain/zb/internal/pgcluster"
 )
+
+// sizeRE matches a PostgreSQL memory size: a whole number with an optional unit.
+var sizeRE = regexp.MustCompile(`^[0-9]+(kB|MB|GB|TB)?$`)
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
@@ -43,8 +47,13 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	maintSizes := fs.String("maint-sizes", "", "comma-separated tenant sizes of the review/propagation benchmark (default 10000,100000)")
 	decaySizes := fs.String("decay-sizes", "", "comma-separated memory counts of the decay benchmark (default 10000,100000; -decay-1m adds 1M)")
 	sleepSizes := fs.String("sleep-sizes", "", "comma-separated tenant sizes of the sleep benchmark, the first the baseline (default 1000,2000,5000,10000)")
+	sharedBuffers := fs.String("shared-buffers", "128MB", "shared_buffers of the throwaway cluster (ignored with ZB_DATABASE_URL)")
 	only := fs.String("only", "", "run only these experiments, comma-separated: decay, maint, sleep, derive (default: all)")
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if !sizeRE.MatchString(*sharedBuffers) {
+		fmt.Fprintf(stderr, "zblifecyclebench: -shared-buffers must be a size such as 128MB or 2GB, got %q\n", *sharedBuffers)
 		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -100,7 +109,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		}
 	}
 	if cfg.AdminURL == "" {
-		u, cleanup, err := ephemeral(ctx)
+		u, cleanup, err := ephemeral(ctx, *sharedBuffers)
 		if err != nil {
 			fmt.Fprintf(stderr, "zblifecyclebench: %v\n", err)
 			return 1
@@ -123,7 +132,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 }
 
 // ephemeral starts a throwaway cluster and returns the URL of its maintenance database.
-func ephemeral(ctx context.Context) (string, func(), error) {
+func ephemeral(ctx context.Context, sharedBuffers string) (string, func(), error) {
 	dir, err := os.MkdirTemp("", "zblifecyclebench-")
 	if err != nil {
 		return "", nil, err
@@ -133,7 +142,8 @@ func ephemeral(ctx context.Context) (string, func(), error) {
 		return "", nil, err
 	}
 	cl, err := pgcluster.New(&pgcluster.Config{Dir: filepath.Join(dir, "pg"), AnyPort: true, Ephemeral: true, Database: "postgres",
-		Settings: map[string]string{"max_connections": "100", "log_min_messages": "fatal"}})
+		Settings: map[string]string{"max_connections": "100", "log_min_messages": "fatal", "shared_buffers": "'" + sharedBuffers + "'",
+			"shared_preload_libraries": "'pg_stat_statements'"}})
 	if err != nil {
 		_ = os.RemoveAll(dir)
 		return "", nil, err

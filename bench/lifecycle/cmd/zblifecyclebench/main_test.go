@@ -24,3 +24,13 @@ func TestRunRejectsBadSizes(t *testing.T) {
 		require.Contains(t, errb.String(), flag[1:]+`: "ten" is not a positive number`)
 	}
 }
+
+func TestRunRejectsBadSharedBuffers(t *testing.T) {
+	for _, bad := range []string{"", "2G", "1GB'", "lots", "-1MB"} {
+		var out, errb bytes.Buffer
+		require.Equal(t, 2, run([]string{"-shared-buffers", bad}, func(string) string { return "" }, &out, &errb), bad)
+		require.Contains(t, errb.String(), "-shared-buffers must be a size such as 128MB or 2GB", bad)
+	}
+	require.Regexp(t, sizeRE, "2GB")
+	require.Regexp(t, sizeRE, "131072")
+}
