@@ -45,6 +45,9 @@ const (
 	// derive job covers a tenant).
 	DeriveTenantsDefault   = 8
 	DerivePerTenantDefault = 500
+	// SleepDerivedDefault is Config.SleepDerived's default: sleep tenants up to 100k are
+	// stored and derived whole (a derived 300k tenant took 73 minutes to set up here).
+	SleepDerivedDefault = 100_000
 	// DeriveWorkersDefault is the number of worker replicas (one job slot each) of the derive
 	// benchmark.
 	DeriveWorkersDefault = 2
@@ -71,6 +74,10 @@ type Config struct {
 	FadedFraction float64
 	// SleepSizes are the memory counts of the sleep benchmark. Nil means SleepSizesDefault.
 	SleepSizes []int
+	// SleepDerived is how many memories of a sleep tenant are stored and derived; a larger size
+	// adds server-side copies of those with their derived rows (see SleepFigure.Copied).
+	// Defaults to SleepDerivedDefault.
+	SleepDerived int
 	// MaintSizes are the tenant sizes of the review and propagation benchmark (FadedFraction
 	// of the cards due). Nil means MaintSizesDefault.
 	MaintSizes []int
@@ -99,6 +106,7 @@ func (c *Config) withDefaults() Config {
 	if o.MaintSizes == nil {
 		o.MaintSizes = MaintSizesDefault
 	}
+	o.SleepDerived = cmp.Or(o.SleepDerived, SleepDerivedDefault)
 	o.FadedFraction = cmp.Or(o.FadedFraction, FadedFractionDefault)
 	o.DeriveTenants = cmp.Or(o.DeriveTenants, DeriveTenantsDefault)
 	o.DerivePerTenant = cmp.Or(o.DerivePerTenant, DerivePerTenantDefault)
@@ -125,6 +133,9 @@ func (c *Config) validate() error {
 		if n < 100 || n > 10_000_000 {
 			return fmt.Errorf("lifecycle: sizes must be in 100..10000000, got %d", n)
 		}
+	}
+	if c.SleepDerived < 100 {
+		return fmt.Errorf("lifecycle: Config.SleepDerived must be at least 100, got %d", c.SleepDerived)
 	}
 	if c.DerivePerTenant < 1 || c.DerivePerTenant > 500 {
 		return fmt.Errorf("lifecycle: Config.DerivePerTenant must be in 1..500, got %d", c.DerivePerTenant)
@@ -174,7 +185,7 @@ func Run(ctx context.Context, cfg *Config) (*Results, error) {
 	started := time.Now()
 	res := &Results{Started: started.UTC(), Machine: Machine{GoOS: runtime.GOOS, GoArch: runtime.GOARCH, CPUs: runtime.NumCPU()},
 		Config: map[string]any{"dim": c.Dim, "faded_fraction": c.FadedFraction, "repeats": c.Repeats, "seed": c.Seed,
-			"derive_tenants": c.DeriveTenants, "derive_per_tenant": c.DerivePerTenant, "derive_workers": c.DeriveWorkers}}
+			"sleep_derived": c.SleepDerived, "derive_tenants": c.DeriveTenants, "derive_per_tenant": c.DerivePerTenant, "derive_workers": c.DeriveWorkers}}
 	if err := serverSettings(ctx, c.AdminURL, &res.Machine); err != nil {
 		return nil, err
 	}

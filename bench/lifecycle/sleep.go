@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/zenbrain/zb/bench/internal/stmtstats"
 
 	"github.com/zenbrain/zb/coordinator"
@@ -18,8 +20,10 @@ import (
 // SleepFigure is the sleep benchmark at one size.
 type SleepFigure struct {
 	// N is the tenant's memory count (half episodic, half semantic), all derived before the
-	// sleep.
-	N int `json:"n"`
+	// sleep; Copied how many of them are server-side copies of the first Config.SleepDerived
+	// (with their derived rows), 0 when N ≤ Config.SleepDerived.
+	N      int `json:"n"`
+	Copied int `json:"copied,omitempty"`
 	// Setup is the time to load and derive the N memories (not part of the figure).
 	Setup Seconds `json:"setup_s"`
 	// Sleep is the time of the tenant's sleep: the Sleep rounds (coordinator.SleepOpts.Round)
@@ -105,34 +109,12 @@ func sleepOne(ctx context.Context, c *Config, n int) (*SleepFigure, error) {
 	}
 	tenant := "sleep"
 	unavailable := stmtstats.Reset(ctx, bdb.pool)
-	r := rand.New(rand.NewPCG(c.Seed, uint64(n)+17))
 	began := time.Now()
-	// One generated corpus, stored in batches of at most coordinator.MaxBatch (the same rows as
-	// one call for the sizes that fit in one).
-	items := genItems(r, tenant, n)
-	for start := 0; start < n; start += coordinator.MaxBatch {
-		if _, err := co.StoreBatch(ctx, items[start:min(n, start+coordinator.MaxBatch)]); err != nil {
-			return nil, err
-		}
+	if err := sleepSetup(ctx, c, co, bdb.pool, tenant, n); err != nil {
+		return nil, err
 	}
-	items = nil
-	c.Logger.Info("sleep setup: stored", "n", n, "elapsed_s", secs(time.Since(began)))
-	lastLog := time.Now()
-	for derived := 0; ; {
-		rep, err := co.Derive(ctx, jobs.DeriveArgs{TenantID: tenant, Pending: true, RecheckSupersede: true}, nil)
-		if err != nil {
-			return nil, err
-		}
-		derived += len(rep.Derived)
-		if !rep.More {
-			break
-		}
-		if time.Since(lastLog) > time.Minute {
-			c.Logger.Info("sleep setup: deriving", "n", n, "derived", derived, "elapsed_s", secs(time.Since(began)))
-			lastLog = time.Now()
-		}
-	}
-	f := &SleepFigure{N: n, Setup: secs(time.Since(began)), StatementsUnavailable: unavailable}
+	base := min(n, c.SleepDerived)
+	f := &SleepFigure{N: n, Copied: n - base, Setup: secs(time.Since(began)), StatementsUnavailable: unavailable}
 	if unavailable == "" {
 		if f.SetupStatements, err = stmtstats.Top(ctx, bdb.pool, sleepTopStatements); err != nil {
 			return nil, err
@@ -179,4 +161,141 @@ func sleepOne(ctx context.Context, c *Config, n int) (*SleepFigure, error) {
 		}
 	}
 	return f, nil
+}
+
+// sleepSetup gives tenant n derived memories: one generated corpus of up to c.SleepDerived
+// memories stored in batches of at most coordinator.MaxBatch (the same rows as one call for the
+// sizes that fit in one) and derived, then copyDerived for the rest.
+func sleepSetup(ctx context.Context, c *Config, co *coordinator.Coordinator, pool *pgxpool.Pool, tenant string, n int) error {
+	r := rand.New(rand.NewPCG(c.Seed, uint64(n)+17))
+	began := time.Now()
+	base := min(n, c.SleepDerived)
+	items := genItems(r, tenant, base)
+	for start := 0; start < base; start += coordinator.MaxBatch {
+		if _, err := co.StoreBatch(ctx, items[start:min(base, start+coordinator.MaxBatch)]); err != nil {
+			return err
+		}
+	}
+	items = nil
+	c.Logger.Info("sleep setup: stored", "n", base, "elapsed_s", secs(time.Since(began)))
+	lastLog := time.Now()
+	for derived := 0; ; {
+		rep, err := co.Derive(ctx, jobs.DeriveArgs{TenantID: tenant, Pending: true, RecheckSupersede: true}, nil)
+		if err != nil {
+			return err
+		}
+		derived += len(rep.Derived)
+		if !rep.More {
+			break
+		}
+		if time.Since(lastLog) > time.Minute {
+			c.Logger.Info("sleep setup: deriving", "n", base, "derived", derived, "elapsed_s", secs(time.Since(began)))
+			lastLog = time.Now()
+		}
+	}
+	if n > base {
+		if err := copyDerived(ctx, c, pool, tenant, n-base); err != nil {
+			return fmt.Errorf("error copying the derived memories: %w", err)
+		}
+		c.Logger.Info("sleep setup: copied", "n", n, "elapsed_s", secs(time.Since(began)))
+	}
+	return nil
+}
+
+// copyDerived adds extra memories to tenant as server-side copies of its stored and derived
+// ones, copy after copy, each with new ids (the originals' plus a multiple of a span above every
+// id of the table) and the derived rows that hang on them: mentions (and the entities' mention
+// counts), review states, triple copies, links and confidence evidence whose ends are copied
+// too, source_ids and superseded_by pointing into the same copy. Content, embeddings, timestamps
+// and FSRS state are the originals', so a copied memory sleeps as its original does; entity
+// edges are the derivation's (they saturate on the generated corpus: 390 from 10k memories on).
+// Each copy is one transaction, logged.
+func copyDerived(ctx context.Context, c *Config, pool *pgxpool.Pool, tenant string, extra int) error {
+	var ids []int64
+	rows, err := pool.Query(ctx, `SELECT id FROM zb.memory WHERE tenant_id = $1 ORDER BY id`, tenant)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return err
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	var span int64
+	if err := pool.QueryRow(ctx, `SELECT max(id) + 1 FROM zb.memory`).Scan(&span); err != nil {
+		return err
+	}
+	for k := int64(1); extra > 0; k++ {
+		cnt := min(extra, len(ids))
+		lo, hi, off := ids[0], ids[cnt-1], k*span
+		began := time.Now()
+		if err := copyOnce(ctx, pool, tenant, lo, hi, off); err != nil {
+			return fmt.Errorf("copy %d: %w", k, err)
+		}
+		extra -= cnt
+		c.Logger.Info("sleep setup: copy", "copy", k, "memories", cnt, "left", extra, "s", secs(time.Since(began)))
+	}
+	_, err = pool.Exec(ctx, `SELECT setval(pg_get_serial_sequence('zb.memory', 'id'), (SELECT max(id) FROM zb.memory))`)
+	return err
+}
+
+// copyOnce runs copyDerivedSQL in one transaction.
+func copyOnce(ctx context.Context, pool *pgxpool.Pool, tenant string, lo, hi, off int64) error {
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	for _, sql := range copyDerivedSQL {
+		if _, err := tx.Exec(ctx, sql, tenant, lo, hi, off); err != nil {
+			return err
+		}
+	}
+	return tx.Commit(ctx)
+}
+
+// copyDerivedSQL are copyDerived's statements for one copy: $1 the tenant, $2 and $3 the first
+// and last original id, $4 the offset of the copies' ids.
+var copyDerivedSQL = []string{
+	`INSERT INTO zb.memory (id, tenant_id, context, layer, kind, content, ts_config, embedding, embedding_model, session_id,
+		external_id, core_label, subject, attribute, occurred_at, created_at, updated_at, derived_at, source_ids, metadata, status,
+		superseded_by, valid_from, valid_to, valence, arousal, significance, importance, priority, access_count, last_accessed_at,
+		stability, difficulty, fade_at, value_estimate, conf_alpha, conf_beta, confidence, ai_generated, terms, term_count,
+		event_from, event_to)
+	OVERRIDING SYSTEM VALUE
+	SELECT id + $4, tenant_id, context, layer, kind, content, ts_config, embedding, embedding_model, session_id,
+		external_id || '#' || $4, core_label || '#' || $4, subject, attribute, occurred_at, created_at, updated_at, derived_at,
+		ARRAY(SELECT CASE WHEN s BETWEEN $2 AND $3 THEN s + $4 ELSE s END FROM unnest(source_ids) AS s), metadata, status,
+		CASE WHEN superseded_by BETWEEN $2 AND $3 THEN superseded_by + $4 END, valid_from, valid_to, valence, arousal,
+		significance, importance, priority, access_count, last_accessed_at, stability, difficulty, fade_at, value_estimate,
+		conf_alpha, conf_beta, confidence, ai_generated, terms, term_count, event_from, event_to
+	FROM zb.memory WHERE tenant_id = $1 AND id BETWEEN $2 AND $3 ORDER BY id`,
+	`INSERT INTO zb.mention (tenant_id, memory_id, entity_id, span_start, span_end)
+	SELECT tenant_id, memory_id + $4, entity_id, span_start, span_end FROM zb.mention
+	WHERE tenant_id = $1 AND memory_id BETWEEN $2 AND $3`,
+	`UPDATE zb.entity e SET mention_count = e.mention_count + m.n
+	FROM (SELECT entity_id, count(*)::int AS n FROM zb.mention WHERE tenant_id = $1 AND memory_id BETWEEN $2 AND $3
+	      GROUP BY entity_id) m
+	WHERE e.tenant_id = $1 AND e.id = m.entity_id AND $4::bigint IS NOT NULL`, // every statement takes the four parameters
+	`INSERT INTO zb.review_state (tenant_id, memory_id, stability, difficulty, due, reps, lapses, state, elapsed_days,
+		scheduled_days, last_review, context_embedding, accesses_at_review)
+	SELECT tenant_id, memory_id + $4, stability, difficulty, due, reps, lapses, state, elapsed_days, scheduled_days,
+		last_review, context_embedding, accesses_at_review
+	FROM zb.review_state WHERE tenant_id = $1 AND memory_id BETWEEN $2 AND $3`,
+	`INSERT INTO zb.triple_copy (tenant_id, memory_id, copy, initial_strength, tau_seconds, created_at)
+	SELECT tenant_id, memory_id + $4, copy, initial_strength, tau_seconds, created_at
+	FROM zb.triple_copy WHERE tenant_id = $1 AND memory_id BETWEEN $2 AND $3`,
+	`INSERT INTO zb.memory_link (tenant_id, source_id, target_id, relation, weight, origin, created_at)
+	SELECT tenant_id, source_id + $4, target_id + $4, relation, weight, origin, created_at
+	FROM zb.memory_link WHERE tenant_id = $1 AND source_id BETWEEN $2 AND $3 AND target_id BETWEEN $2 AND $3`,
+	`INSERT INTO zb.confidence_evidence (tenant_id, memory_id, kind, weight, source, source_memory_id, created_at)
+	SELECT tenant_id, memory_id + $4, kind, weight, source,
+		CASE WHEN source_memory_id BETWEEN $2 AND $3 THEN source_memory_id + $4 END, created_at
+	FROM zb.confidence_evidence WHERE tenant_id = $1 AND memory_id BETWEEN $2 AND $3`,
 }
