@@ -29,7 +29,15 @@ func TestSleepSetupCopies(t *testing.T) {
 	co, err := coordinator.New(&coordinator.Config{Pool: bdb.pool, Embedder: emb})
 	require.NoError(t, err)
 	const tenant = "sleep"
+	hnswDef := func() string {
+		var def string
+		require.NoError(t, bdb.pool.QueryRow(ctx, `SELECT pg_get_indexdef(i.indexrelid) FROM pg_index i
+			WHERE i.indexrelid = 'zb.memory_embedding_hnsw_idx'::regclass AND i.indisvalid`).Scan(&def))
+		return def
+	}
+	migrated := hnswDef()
 	require.NoError(t, sleepSetup(ctx, &c, co, bdb.pool, tenant, 250))
+	require.Equal(t, migrated, hnswDef(), "the HNSW index is built again as the migration defines it")
 
 	one := func(sql string, args ...any) int64 {
 		t.Helper()
