@@ -47,9 +47,14 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	maintSizes := fs.String("maint-sizes", "", "comma-separated tenant sizes of the review/propagation benchmark (default 10000,100000)")
 	decaySizes := fs.String("decay-sizes", "", "comma-separated memory counts of the decay benchmark (default 10000,100000; -decay-1m adds 1M)")
 	sleepSizes := fs.String("sleep-sizes", "", "comma-separated tenant sizes of the sleep benchmark, the first the baseline (default 1000,2000,5000,10000)")
+	sleepDerived := fs.Int("sleep-derived", lifecycle.SleepDerivedDefault, "memories of a sleep tenant stored and derived; larger sizes add server-side copies of them")
 	sharedBuffers := fs.String("shared-buffers", "128MB", "shared_buffers of the throwaway cluster (ignored with ZB_DATABASE_URL)")
 	only := fs.String("only", "", "run only these experiments, comma-separated: decay, maint, sleep, derive (default: all)")
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *sleepDerived < 100 {
+		fmt.Fprintf(stderr, "zblifecyclebench: -sleep-derived must be at least 100, got %d\n", *sleepDerived)
 		return 2
 	}
 	if !sizeRE.MatchString(*sharedBuffers) {
@@ -59,7 +64,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	cfg := &lifecycle.Config{AdminURL: getenv("ZB_DATABASE_URL"), MigrateTarget: *target, Seed: *seed, Logger: logger}
+	cfg := &lifecycle.Config{AdminURL: getenv("ZB_DATABASE_URL"), MigrateTarget: *target, Seed: *seed, Logger: logger, SleepDerived: *sleepDerived}
 	if *decay1M {
 		cfg.DecaySizes = append(append([]int{}, lifecycle.DecaySizesDefault...), 1_000_000)
 	}

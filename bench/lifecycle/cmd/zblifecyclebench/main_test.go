@@ -34,3 +34,9 @@ func TestRunRejectsBadSharedBuffers(t *testing.T) {
 	require.Regexp(t, sizeRE, "2GB")
 	require.Regexp(t, sizeRE, "131072")
 }
+
+func TestRunRejectsSmallSleepDerived(t *testing.T) {
+	var out, errb bytes.Buffer
+	require.Equal(t, 2, run([]string{"-sleep-derived", "99"}, func(string) string { return "" }, &out, &errb))
+	require.Contains(t, errb.String(), "-sleep-derived must be at least 100, got 99")
+}
