@@ -171,20 +171,14 @@ func loadTenant(ctx context.Context, pool *pgxpool.Pool, co *coordinator.Coordin
 	if _, err := pool.Exec(ctx, `DELETE FROM river.river_job`); err != nil {
 		return nil, err
 	}
-	var ids []int64
+	return tenantIDs(ctx, pool, tenant)
+}
+
+// tenantIDs returns the ids of tenant's memories in order.
+func tenantIDs(ctx context.Context, pool *pgxpool.Pool, tenant string) ([]int64, error) {
 	rows, err := pool.Query(ctx, `SELECT id FROM zb.memory WHERE tenant_id = $1 ORDER BY id`, tenant)
 	if err != nil {
 		return nil, err
 	}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return ids, nil
+	return pgx.CollectRows(rows, pgx.RowTo[int64])
 }

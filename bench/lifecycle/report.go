@@ -6,9 +6,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/zenbrain/zb/bench/internal/stmtstats"
-	"strings"
 )
 
 // Write stores r as results.json and results.md in dir (created when missing).

@@ -11,7 +11,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/zenbrain/zb/bench/internal/stmtstats"
-
 	"github.com/zenbrain/zb/coordinator"
 	"github.com/zenbrain/zb/embed"
 	"github.com/zenbrain/zb/jobs"
@@ -110,11 +109,11 @@ func sleepOne(ctx context.Context, c *Config, n int) (*SleepFigure, error) {
 	tenant := "sleep"
 	unavailable := stmtstats.Reset(ctx, bdb.pool)
 	began := time.Now()
-	if err := sleepSetup(ctx, c, co, bdb.pool, tenant, n); err != nil {
+	copied, err := sleepSetup(ctx, c, co, bdb.pool, tenant, n)
+	if err != nil {
 		return nil, err
 	}
-	base := min(n, c.SleepDerived)
-	f := &SleepFigure{N: n, Copied: n - base, Setup: secs(time.Since(began)), StatementsUnavailable: unavailable}
+	f := &SleepFigure{N: n, Copied: copied, Setup: secs(time.Since(began)), StatementsUnavailable: unavailable}
 	if unavailable == "" {
 		if f.SetupStatements, err = stmtstats.Top(ctx, bdb.pool, sleepTopStatements); err != nil {
 			return nil, err
@@ -165,15 +164,15 @@ func sleepOne(ctx context.Context, c *Config, n int) (*SleepFigure, error) {
 
 // sleepSetup gives tenant n derived memories: one generated corpus of up to c.SleepDerived
 // memories stored in batches of at most coordinator.MaxBatch (the same rows as one call for the
-// sizes that fit in one) and derived, then copyDerived for the rest.
-func sleepSetup(ctx context.Context, c *Config, co *coordinator.Coordinator, pool *pgxpool.Pool, tenant string, n int) error {
+// sizes that fit in one) and derived, then copyDerived for the rest, whose count it returns.
+func sleepSetup(ctx context.Context, c *Config, co *coordinator.Coordinator, pool *pgxpool.Pool, tenant string, n int) (int, error) {
 	r := rand.New(rand.NewPCG(c.Seed, uint64(n)+17))
 	began := time.Now()
 	base := min(n, c.SleepDerived)
 	items := genItems(r, tenant, base)
 	for start := 0; start < base; start += coordinator.MaxBatch {
 		if _, err := co.StoreBatch(ctx, items[start:min(base, start+coordinator.MaxBatch)]); err != nil {
-			return err
+			return 0, err
 		}
 	}
 	items = nil
@@ -182,7 +181,7 @@ func sleepSetup(ctx context.Context, c *Config, co *coordinator.Coordinator, poo
 	for derived := 0; ; {
 		rep, err := co.Derive(ctx, jobs.DeriveArgs{TenantID: tenant, Pending: true, RecheckSupersede: true}, nil)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		derived += len(rep.Derived)
 		if !rep.More {
@@ -195,11 +194,11 @@ func sleepSetup(ctx context.Context, c *Config, co *coordinator.Coordinator, poo
 	}
 	if n > base {
 		if err := copyDerived(ctx, c, pool, tenant, n-base); err != nil {
-			return fmt.Errorf("error copying the derived memories: %w", err)
+			return 0, fmt.Errorf("error copying the derived memories: %w", err)
 		}
 		c.Logger.Info("sleep setup: copied", "n", n, "elapsed_s", secs(time.Since(began)))
 	}
-	return nil
+	return n - base, nil
 }
 
 // copyDerived adds extra memories to tenant as server-side copies of its stored and derived
@@ -211,20 +210,8 @@ func sleepSetup(ctx context.Context, c *Config, co *coordinator.Coordinator, poo
 // edges are the derivation's (they saturate on the generated corpus: 390 from 10k memories on).
 // Each copy is one transaction, logged; the embedding's HNSW index is built afresh after them.
 func copyDerived(ctx context.Context, c *Config, pool *pgxpool.Pool, tenant string, extra int) error {
-	var ids []int64
-	rows, err := pool.Query(ctx, `SELECT id FROM zb.memory WHERE tenant_id = $1 ORDER BY id`, tenant)
+	ids, err := tenantIDs(ctx, pool, tenant)
 	if err != nil {
-		return err
-	}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return err
-		}
-		ids = append(ids, id)
-	}
-	if err := rows.Err(); err != nil {
 		return err
 	}
 	var span int64

@@ -36,7 +36,9 @@ func TestSleepSetupCopies(t *testing.T) {
 		return def
 	}
 	migrated := hnswDef()
-	require.NoError(t, sleepSetup(ctx, &c, co, bdb.pool, tenant, 250))
+	copied, err := sleepSetup(ctx, &c, co, bdb.pool, tenant, 250)
+	require.NoError(t, err)
+	require.Equal(t, 150, copied)
 	require.Equal(t, migrated, hnswDef(), "the HNSW index is built again as the migration defines it")
 
 	one := func(sql string, args ...any) int64 {

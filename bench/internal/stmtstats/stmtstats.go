@@ -28,10 +28,10 @@ type Statement struct {
 // the server does not preload the library); the caller reports the reason instead of figures.
 func Reset(ctx context.Context, pool *pgxpool.Pool) string {
 	if _, err := pool.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pg_stat_statements`); err != nil {
-		return "CREATE EXTENSION pg_stat_statements: " + FirstLine(err.Error())
+		return "CREATE EXTENSION pg_stat_statements: " + firstLine(err.Error())
 	}
 	if _, err := pool.Exec(ctx, `SELECT pg_stat_statements_reset(0, (SELECT oid FROM pg_database WHERE datname = current_database()), 0)`); err != nil {
-		return "pg_stat_statements is not preloaded (shared_preload_libraries): " + FirstLine(err.Error())
+		return "pg_stat_statements is not preloaded (shared_preload_libraries): " + firstLine(err.Error())
 	}
 	return ""
 }
@@ -70,8 +70,8 @@ func Markdown(w io.Writer, title string, ss []Statement) {
 	fmt.Fprintln(w)
 }
 
-// FirstLine is s up to its first newline.
-func FirstLine(s string) string {
+// firstLine is s up to its first newline.
+func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
 }
