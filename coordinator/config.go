@@ -63,6 +63,11 @@ const (
 	WorkingRecencyTauDefault = 30 * time.Minute
 	// EmbedBatchSizeDefault is the default Config.EmbedBatchSize.
 	EmbedBatchSizeDefault = 256
+	// RecallSplitMinDocsDefault is the default Config.RecallSplitMinDocs: recall reads its two
+	// candidate halves concurrently in tenants of 1 000 active memories or more (from there the
+	// split saves 7–27 % of a read-only recall's time; docs/performance.md, "Recall's halves on
+	// two connections").
+	RecallSplitMinDocsDefault = 1000
 	// StrongEmotionDefault is the default Config.StrongEmotion: content whose
 	// max(|valence|, arousal, significance) reaches it routes to the episodic layer.
 	StrongEmotionDefault = 0.6
@@ -133,6 +138,13 @@ type Config struct {
 	// EmbedBatchSizeDefault (256).
 	EmbedBatchSize int
 
+	// RecallSplitMinDocs is the tenant size (active memories, as the tenant's previous recall
+	// counted them) from which Recall reads its lexical and vector candidates at the same time
+	// on two pooled connections and then joins them (migration 0026) — when the query has both
+	// terms and a vector and the pool has two idle connections; otherwise recall's candidates
+	// are one statement. Defaults to RecallSplitMinDocsDefault (1 000); negative: never.
+	RecallSplitMinDocs int64
+
 	// Actor is recorded as the actor of audit events. Defaults to "coordinator".
 	Actor string
 }
@@ -150,6 +162,7 @@ func (c *Config) WithDefaults() *Config {
 	out.SideEffectLockTimeout = cmp.Or(out.SideEffectLockTimeout, SideEffectLockTimeoutDefault)
 	out.WorkingRecencyTau = cmp.Or(out.WorkingRecencyTau, WorkingRecencyTauDefault)
 	out.EmbedBatchSize = cmp.Or(out.EmbedBatchSize, EmbedBatchSizeDefault)
+	out.RecallSplitMinDocs = cmp.Or(out.RecallSplitMinDocs, RecallSplitMinDocsDefault)
 	out.Actor = cmp.Or(out.Actor, "coordinator")
 	if out.Routes == nil {
 		out.Routes = DefaultRoutes()
@@ -210,6 +223,11 @@ type Coordinator struct {
 
 	dimMu sync.Mutex
 	dim   int // the install's embedding dimension, once read
+
+	// recallDocs holds, for tenants of at least Config.RecallSplitMinDocs active memories, the
+	// count their latest recall saw (tenant → int64): such a tenant's next recall reads its
+	// halves concurrently.
+	recallDocs sync.Map
 }
 
 // New returns a Coordinator for cfg with defaults applied. It does not touch the database; the

@@ -32,8 +32,12 @@ func BenchmarkLexicalHalf(b *testing.B) {
 	}
 }
 
-func lexBenchSizes() []int {
-	if v := os.Getenv("ZB_LEXBENCH_SIZES"); v != "" {
+func lexBenchSizes() []int { return benchSizes("ZB_LEXBENCH_SIZES", 5000, 50000) }
+
+// benchSizes reads a benchmark's tenant sizes from the environment variable env
+// (comma-separated), or returns def.
+func benchSizes(env string, def ...int) []int {
+	if v := os.Getenv(env); v != "" {
 		var out []int
 		for _, f := range strings.Split(v, ",") {
 			n, err := strconv.Atoi(f)
@@ -43,7 +47,7 @@ func lexBenchSizes() []int {
 		}
 		return out
 	}
-	return []int{5000, 50000}
+	return def
 }
 
 func benchLexicalHalf(b *testing.B, n int) {

@@ -104,6 +104,9 @@ type RecallResult struct {
 	Range *retrieval.TimeRange `json:"range,omitempty"`
 	// Candidates is the number of candidates fused.
 	Candidates int `json:"candidates"`
+	// Split reports that the candidates' lexical and vector halves were read at the same time
+	// on two connections (a tenant of Config.RecallSplitMinDocs active memories or more).
+	Split bool `json:"split,omitempty"`
 	// SideEffects reports whether the side effects were written (false for ReadOnly, and when
 	// the side-effect transaction gave up on a lock).
 	SideEffects bool `json:"side_effects"`
@@ -113,7 +116,8 @@ type RecallResult struct {
 }
 
 // Recall answers query for a tenant as DESIGN.md §5 describes: classification, candidate
-// generation in one SQL round trip (per layer top-K by cosine and by BM25), magnitude fusion
+// generation in one SQL round trip (per layer top-K by cosine and by BM25; in a large tenant the
+// two halves at the same time on two connections, then their join), magnitude fusion
 // with class weights, Two-Factor boost, floored retrievability, dedup and top k; then the side
 // effects in one short transaction. A tenant that does not exist gives ErrNotFound (with
 // ReadOnly: an empty result).
@@ -194,11 +198,11 @@ func (c *Coordinator) Recall(ctx context.Context, tenant, query string, opts *Re
 		from, to := clampPGTime(r.From), clampPGTime(r.To)
 		params.FromTime, params.ToTime = &from, &to
 	}
-	rows, err := pipelinedRead(ctx, c, tenant, func(q *db.Queries) ([]db.RecallCandidatesRow, error) { return q.RecallCandidates(ctx, params) })
+	rows, split, err := c.recallCandidates(ctx, tenant, &params)
 	if err != nil {
 		return nil, interpretError("generating recall candidates", err)
 	}
-	out.Candidates = len(rows)
+	out.Candidates, out.Split = len(rows), split
 
 	var sw switchSet
 	if len(rows) > 0 {

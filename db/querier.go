@@ -560,9 +560,20 @@ type Querier interface {
 	// round trip and without row locks. model is the query embedding's model: vectors are compared
 	// only when it is the active model (zb.config embedding_model, when recorded).
 	RecallCandidates(ctx context.Context, arg RecallCandidatesParams) ([]RecallCandidatesRow, error)
+	// RecallCandidatesJoin runs zb.recall_candidates_join on the halves' results (with the recheck:
+	// the halves ran on other connections) and joins the memory rows: RecallCandidates's columns.
+	RecallCandidatesJoin(ctx context.Context, arg RecallCandidatesJoinParams) ([]RecallCandidatesJoinRow, error)
 	// RecallEventInsert records one recall for the metacognitive monitor, with the query's index
 	// terms when the curiosity engine logs them (NULL otherwise).
 	RecallEventInsert(ctx context.Context, arg RecallEventInsertParams) error
+	// RecallLexicalHalf runs zb.recall_lexical_half: the tenant's BM25 statistics, the query's
+	// distinct sorted terms with their idf and session idf, and per layer the top k by BM25. With
+	// RecallVectorHalf on another connection at the same time, then RecallCandidatesJoin, it gives
+	// RecallCandidates's rows in less time for a large tenant (0026).
+	RecallLexicalHalf(ctx context.Context, arg RecallLexicalHalfParams) (RecallLexicalHalfRow, error)
+	// RecallVectorHalf runs zb.recall_vector_half: per layer the top k by cosine, the query vector
+	// compared only when its model is the active one (as zb.recall_candidates does).
+	RecallVectorHalf(ctx context.Context, arg RecallVectorHalfParams) ([]int64, error)
 	// ReembedJobCounts counts the re-embedding jobs (River kind zb_reembed) by state.
 	ReembedJobCounts(ctx context.Context) ([]ReembedJobCountsRow, error)
 	// Embedding-model versioning (coordinator/reembed.go).

@@ -56,7 +56,7 @@ func benchLoad(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embedder,
 		return nil, err
 	}
 	defer pool.Close()
-	co, err := coordinator.New(&coordinator.Config{Pool: pool, Embedder: emb})
+	co, err := coordinator.New(&coordinator.Config{Pool: pool, Embedder: emb, RecallSplitMinDocs: c.RecallSplitMinDocs})
 	if err != nil {
 		return nil, err
 	}

@@ -99,6 +99,9 @@ type Config struct {
 	Keep bool
 	// MultiOnly skips the one-tenant layout (only the Tenants layout is measured).
 	MultiOnly bool
+	// RecallSplitMinDocs is passed to the coordinator (Config.RecallSplitMinDocs): 0 its
+	// default, -1 recall's candidates always in one statement.
+	RecallSplitMinDocs int64
 	// Seed seeds the generated content and queries.
 	Seed uint64
 	// Logger receives progress. Defaults to a discarding logger.
@@ -215,7 +218,8 @@ func Run(ctx context.Context, cfg *Config) (*Results, error) {
 		Config: map[string]any{"dim": c.Dim, "sizes": c.Sizes, "tenants": c.Tenants, "queries": c.Queries,
 			"filtered_queries": c.FilteredQueries, "partial_max": c.PartialMax, "import_size": c.ImportSize,
 			"batch_size": c.BatchSize, "stores": c.Stores, "clients": c.Clients, "load_duration_s": c.LoadDuration.Seconds(),
-			"pool_size": c.PoolSize, "worker": !c.NoWorker, "seed": c.Seed, "k": K}}
+			"pool_size": c.PoolSize, "worker": !c.NoWorker, "seed": c.Seed, "k": K,
+			"recall_split_min_docs": c.RecallSplitMinDocs}}
 	if err := describeServer(ctx, c.AdminURL, &res.Machine); err != nil {
 		return nil, err
 	}

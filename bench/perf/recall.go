@@ -43,6 +43,9 @@ type RecallFigure struct {
 	// BareResults is the mean number of rows the bare query returned (K unless a filtered
 	// scan ran dry).
 	BareResults float64 `json:"bare_results"`
+	// Split is the share of the timed recalls (read-only and full) that read their lexical and
+	// vector halves at the same time on two connections (RecallResult.Split).
+	Split float64 `json:"split_share"`
 }
 
 // benchRecallSize loads one database of n memories over tenants and measures recall latency
@@ -57,7 +60,7 @@ func benchRecallSize(ctx context.Context, c *Config, n, tenants int, doLoad bool
 	if err != nil {
 		return err
 	}
-	co, err := coordinator.New(&coordinator.Config{Pool: bdb.pool, Embedder: emb})
+	co, err := coordinator.New(&coordinator.Config{Pool: bdb.pool, Embedder: emb, RecallSplitMinDocs: c.RecallSplitMinDocs})
 	if err != nil {
 		return err
 	}
@@ -120,7 +123,7 @@ func benchRecallSize(ctx context.Context, c *Config, n, tenants int, doLoad bool
 		}
 	}
 	var bareD, roD, fullD, embD []time.Duration
-	rows := 0
+	rows, splits := 0, 0
 	for i := range c.Queries {
 		q := genQuery(r)
 		tenant := tenantName(r.IntN(tenants))
@@ -141,11 +144,19 @@ func benchRecallSize(ctx context.Context, c *Config, n, tenants int, doLoad bool
 				bareD = append(bareD, time.Since(t))
 				rows += got
 			case 1:
-				_, err = co.Recall(ctx, tenant, q, &coordinator.RecallOpts{K: K, ReadOnly: true})
+				var rr *coordinator.RecallResult
+				rr, err = co.Recall(ctx, tenant, q, &coordinator.RecallOpts{K: K, ReadOnly: true})
 				roD = append(roD, time.Since(t))
+				if err == nil && rr.Split {
+					splits++
+				}
 			case 2:
-				_, err = co.Recall(ctx, tenant, q, &coordinator.RecallOpts{K: K})
+				var rr *coordinator.RecallResult
+				rr, err = co.Recall(ctx, tenant, q, &coordinator.RecallOpts{K: K})
 				fullD = append(fullD, time.Since(t))
+				if err == nil && rr.Split {
+					splits++
+				}
 			}
 			if err != nil {
 				return err
@@ -154,6 +165,7 @@ func benchRecallSize(ctx context.Context, c *Config, n, tenants int, doLoad bool
 	}
 	f.Bare, f.ReadOnly, f.Full, f.Embed = summarize(bareD), summarize(roD), summarize(fullD), summarize(embD)
 	f.BareResults = float64(rows) / float64(c.Queries)
+	f.Split = float64(splits) / float64(2*c.Queries)
 	f.P50Ratio, f.P99Ratio = ratio(f.Full.P50, f.Bare.P50), ratio(f.Full.P99, f.Bare.P99)
 	f.ReadOnlyP50Ratio, f.ReadOnlyP99Ratio = ratio(f.ReadOnly.P50, f.Bare.P50), ratio(f.ReadOnly.P99, f.Bare.P99)
 	f.Met = f.P50Ratio <= RecallP50Target && f.P99Ratio <= RecallP99Target

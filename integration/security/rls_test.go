@@ -316,6 +316,12 @@ func probeFunctions(t *testing.T, e *env, tx pgx.Tx, b *world) {
 		"recall_lexical_gin":   {"SELECT cardinality(ids) FROM zb.recall_lexical_gin('tenant-b', ARRAY['bravomarka'], 1, 1, 1, " + layers + ", 8, now(), NULL, NULL, NULL, NULL, true)", empty},
 		"recall_vector":        {"SELECT cardinality(zb.recall_vector('tenant-b', (SELECT embedding FROM zb.memory WHERE embedding IS NOT NULL LIMIT 1), " + layers + ", 8, now(), NULL, NULL, NULL, NULL, true, NULL))", denied},
 		"recall_vector_scan":   {"SELECT cardinality(zb.recall_vector_scan('tenant-b', (SELECT embedding FROM zb.memory WHERE embedding IS NOT NULL LIMIT 1), " + layers + ", 8, now(), NULL, NULL, NULL, NULL, true, NULL))", empty},
+		// 0026: recall's candidate function in three parts (the coordinator reads the halves on
+		// two connections for a large tenant): invoker functions that see only the bound tenant.
+		"recall_lexical_half": {"SELECT cardinality(ids) FROM zb.recall_lexical_half('tenant-b', ARRAY['bravomarka'], " + layers + ", 8, now(), NULL, NULL, NULL, NULL, true)", empty},
+		"recall_vector_half":  {"SELECT cardinality(zb.recall_vector_half('tenant-b', (SELECT embedding FROM zb.memory WHERE embedding IS NOT NULL LIMIT 1), " + layers + ", 8, now(), NULL, NULL, NULL, NULL, true, NULL))", empty},
+		"recall_candidates_join": {"SELECT count(*) FROM zb.recall_candidates_join('tenant-b', NULL, NULL, NULL, NULL, " + layers +
+			", now(), NULL, NULL, NULL, NULL, true, NULL, ARRAY(SELECT id FROM zb.memory WHERE tenant_id = 'tenant-b'), '{}', 1, 1, 1, 1, true)", empty},
 		// 0016: derive's nearest facts, asked for B's facts by id.
 		"similar_semantic":         {fmt.Sprintf("SELECT count(*) FROM zb.similar_semantic('tenant-b', ARRAY[%s]::bigint[], 5)", joinIDs(b.facts)), empty},
 		"memory_live":              {"SELECT count(*) FROM zb.memory_live(now()) WHERE tenant_id <> 'tenant-a'", empty},

@@ -54,6 +54,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	multiOnly := fs.Bool("multi-only", false, "measure only the multi-tenant layout (skip the one-tenant layout)")
 	dim := fs.Int("dim", perf.DimDefault, "embedding dimension")
 	seed := fs.Uint64("seed", 1, "seed of the generated data")
+	split := fs.Int64("recall-split", 0, "tenant size from which recall reads its two halves concurrently (0: the coordinator's default, 1000; -1: never)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -87,7 +88,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	cfg := &perf.Config{AdminURL: getenv("ZB_DATABASE_URL"), Dim: *dim, Sizes: sz, Tenants: *tenants, Queries: *queries,
 		FilteredQueries: *filtered, PartialMax: *partialMax, ImportSize: *importSize, BatchSize: *batch, Stores: *stores,
-		Clients: *clients, LoadDuration: *duration, PoolSize: *poolSize, NoWorker: *noWorker, Keep: *keep, MultiOnly: *multiOnly, Seed: *seed, Logger: logger,
+		Clients: *clients, LoadDuration: *duration, PoolSize: *poolSize, NoWorker: *noWorker, Keep: *keep, MultiOnly: *multiOnly,
+		RecallSplitMinDocs: *split, Seed: *seed, Logger: logger,
 		// Partial results are saved after each figure, so a long run that is stopped keeps them.
 		OnProgress: func(r *perf.Results) {
 			if err := r.Write(*out); err != nil {

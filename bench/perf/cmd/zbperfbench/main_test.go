@@ -28,7 +28,7 @@ func TestRunTiny(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run([]string{"-out", dir, "-sizes", "200", "-tenants", "3", "-queries", "8", "-filtered-queries", "4",
 		"-partial-max", "-1", "-import", "100", "-batch", "50", "-stores", "10", "-clients", "4", "-pool", "4", "-duration", "1s",
-		"-dim", "32"},
+		"-dim", "32", "-recall-split", "100"},
 		func(k string) string {
 			if k == "ZB_DATABASE_URL" {
 				return admin
@@ -46,6 +46,11 @@ func TestRunTiny(t *testing.T) {
 	require.Len(t, res.Recall, 2, "the multi-tenant and the single-tenant layout")
 	require.Equal(t, 3, res.Recall[0].Tenants)
 	require.Equal(t, 1, res.Recall[1].Tenants)
+	// -recall-split 100: the one tenant of 200 memories reads its halves on two connections in
+	// every timed recall (its size is known from the warm-up), tenants of 66 or 67 in none.
+	require.EqualValues(t, 100, res.Config["recall_split_min_docs"])
+	require.Zero(t, res.Recall[0].Split)
+	require.Equal(t, 1.0, res.Recall[1].Split)
 	for _, f := range res.Recall {
 		require.Equal(t, 8, f.Bare.N)
 		require.Equal(t, 8, f.Full.N)
@@ -53,8 +58,9 @@ func TestRunTiny(t *testing.T) {
 		require.InDelta(t, f.Full.P50/f.Bare.P50, f.P50Ratio, 1e-9)
 		require.InDelta(t, float64(perf.K), f.BareResults, 1e-9, "every tenant holds more than K memories")
 	}
-	// Three settings per layout (partial indexes off).
-	require.Len(t, res.Filtered, 6)
+	// Five settings per layout (partial indexes off): iterative off at ef 40, relaxed and strict
+	// at ef 100, relaxed at ef 200, and recall's own vector scan.
+	require.Len(t, res.Filtered, 10)
 	for _, f := range res.Filtered {
 		require.GreaterOrEqual(t, f.RecallAt10, 0.0)
 		require.LessOrEqual(t, f.RecallAt10, 1.0)
