@@ -18,7 +18,8 @@ import (
 // statements inside the functions, none of recall's statements carries a JIT section, while a
 // plain statement of the same session does (the control: JIT is available and auto_explain
 // reports it). The lexical half is called both ways (hash grouping and merge) and the vector
-// half through its HNSW scan (a tenant above the 1 000-memory exact threshold).
+// half through its HNSW scan (a tenant above the 1 000-memory exact threshold); then the three
+// parts a split recall calls on their own (0026).
 func TestRecallCandidatesNoJIT(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
@@ -95,4 +96,20 @@ func TestRecallCandidatesNoJIT(t *testing.T) {
 		require.Greater(t, nested, 5, "auto_explain logged the statements inside the functions")
 		require.Zero(t, jitted(), "min docs %s: a statement of recall's candidate functions was JIT-compiled", minDocs)
 	}
+	// The parts the coordinator calls on their own for a split recall (0026), each with its own
+	// setting (here in one statement, whose own plan is compiled and does not count).
+	// DISCARD PLANS: the parts' statements ran above inside recall_candidates_model, whose own
+	// setting was then in force, and their cached plans would be reused as they are.
+	own = append(own, "Query Text: SELECT count(*) FROM zb.recall_lexical_half(")
+	_, err = conn.Exec(ctx, "DISCARD PLANS")
+	require.NoError(t, err)
+	var n int
+	require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FROM zb.recall_lexical_half($1, '{ada,lyon,rusti}',
+		enum_range(NULL::zb.memory_layer), 8, now(), NULL, NULL, NULL, NULL, false) h
+		CROSS JOIN LATERAL zb.recall_candidates_join($1, $2::vector, h.terms, h.idf, h.sidf, enum_range(NULL::zb.memory_layer),
+			now(), NULL, NULL, NULL, NULL, false, NULL,
+			zb.recall_vector_half($1, $2::vector, enum_range(NULL::zb.memory_layer), 8, now(), NULL, NULL, NULL, NULL, false, NULL),
+			h.ids, h.n, h.avgdl, h.total, h.sn, true) j`, ten, vec).Scan(&n))
+	require.Positive(t, n)
+	require.Zero(t, jitted(), "a statement of the split parts was JIT-compiled")
 }
