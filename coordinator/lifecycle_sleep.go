@@ -211,9 +211,10 @@ func (c *Coordinator) Sleep(ctx context.Context, tenant string, opts *SleepOpts,
 		if err != nil {
 			return err
 		}
-		// The tagging-and-capture sweep reads the tenant's memories by activity time (no index
-		// covers it: see LcSleepEpisodes), so it runs once per window, in the run that opens it,
-		// over the activity since the previous sweep; the rounds that continue a window skip it.
+		// The tagging-and-capture sweep reads the memories activated since the previous sweep
+		// (from the activation log, 0027, or the tenant for a span older than its horizon), so it
+		// runs once per window, in the run that opens it; the rounds that continue a window skip
+		// it. The log is pruned there too.
 		sweptAt := w.sweptAt
 		if !w.continuing {
 			if err := c.sleepHook(ctx, q, tenant, sw, w.sweptAt, now); err != nil { // stc_rescue sweep

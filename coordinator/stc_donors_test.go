@@ -64,9 +64,11 @@ ORDER BY a.tag_id, a.donor_id, abs(extract(epoch FROM a.at - a.tagged_at)), a.at
 
 // TestSTCDonorsMatchClusterFirst compares StcDonors with the cluster-first query it replaced on
 // a random tenant (memories of every status and confidence, activations by creation, last access
-// and recall events, entity clusters joined by edges of random weight, rescued and open tags),
-// for random tag sets, times, windows and bounds, each of its two ways forced and chosen: the
-// donors and their activations are identical.
+// — a third of them accessed again, so the activation log holds stale times — and recall events,
+// entity clusters joined by edges of random weight, rescued and open tags), for random tag sets,
+// times, windows and bounds, each of its two ways forced and chosen, the activations read from
+// the log, from the tenant, and from both around a pruned horizon: the donors and their
+// activations are identical.
 func TestSTCDonorsMatchClusterFirst(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
@@ -103,6 +105,18 @@ func TestSTCDonorsMatchClusterFirst(t *testing.T) {
 	ids, err = pgx.CollectRows(rows, pgx.RowTo[int64])
 	require.NoError(t, err)
 	require.Len(t, ids, nMem)
+	// A third of the memories accessed again later: the activation log (0027) then holds a stale
+	// access time for them, which the log's way must not count.
+	var moved []int64
+	var movedAt []time.Time
+	for i := range nMem {
+		if r.IntN(3) == 0 {
+			accessed[i] = accessed[i].Add(time.Duration(r.Int64N(span.Microseconds())) * time.Microsecond)
+			moved, movedAt = append(moved, ids[i]), append(movedAt, accessed[i])
+		}
+	}
+	execSQL(t, pool, `UPDATE zb.memory m SET last_accessed_at = x.at FROM unnest($2::bigint[], $3::timestamptz[]) x(id, at)
+		WHERE m.tenant_id = $1 AND m.id = x.id`, tenant, moved, movedAt)
 
 	var ents []int64
 	rows, err = pool.Query(ctx, `INSERT INTO zb.entity (tenant_id, name, normalized_name, created_at, updated_at)
@@ -170,9 +184,25 @@ func TestSTCDonorsMatchClusterFirst(t *testing.T) {
 	}
 	total := 0
 	for q := range 90 {
+		// The activation log's way (0027) for the first 30 queries, the tenant pass (a horizon
+		// no span reaches) for the next 30, and for the last 30 the log pruned at half the span:
+		// spans that start before it take the tenant pass, the others the log.
+		switch q {
+		case 30:
+			execSQL(t, pool, `INSERT INTO zb.memory_activation_horizon (tenant_id, horizon) VALUES ($1, 'infinity')`, tenant)
+		case 60:
+			execSQL(t, pool, `DELETE FROM zb.memory_activation_horizon WHERE tenant_id = $1`, tenant)
+			execSQL(t, pool, `SELECT zb.memory_activation_prune($1, $2)`, tenant, t0.Add(span/2))
+		}
 		tags := slices.Clone(tagged)
 		r.Shuffle(len(tags), func(i, j int) { tags[i], tags[j] = tags[j], tags[i] })
-		tags = append(tags[:1+r.IntN(len(tags))], ids[r.IntN(nMem)])
+		// Half the queries with one to three tags: narrow spans, where the memories' creation
+		// times alone do not cover the donors.
+		n := 1 + r.IntN(len(tags))
+		if q%2 == 1 {
+			n = 1 + r.IntN(3)
+		}
+		tags = append(tags[:n], ids[r.IntN(nMem)])
 		// Both ways: from the clusters (cost 0), from the activations (a cost no tenant
 		// reaches), and the choice the coordinator makes.
 		p := db.StcDonorsParams{

@@ -517,6 +517,19 @@ type ZbMemory struct {
 	EventTo        *time.Time       `json:"event_to"`
 }
 
+// Activation log: a row at each memory's creation time and at every value of its last_accessed_at since the tenant's horizon, kept by triggers; read by tag capture and sleep's tagging pass by time range.
+type ZbMemoryActivation struct {
+	TenantID string    `json:"tenant_id"`
+	At       time.Time `json:"at"`
+	MemoryID int64     `json:"memory_id"`
+}
+
+// Per tenant, the time before which zb.memory_activation may have been pruned (no row: complete).
+type ZbMemoryActivationHorizon struct {
+	TenantID string    `json:"tenant_id"`
+	Horizon  time.Time `json:"horizon"`
+}
+
 // Decay's schedule: one row per active memory with a fade time (zb.memory.fade_at), kept by triggers; read by decay through (tenant_id, fade_at).
 type ZbMemoryFade struct {
 	TenantID string    `json:"tenant_id"`

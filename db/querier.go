@@ -608,6 +608,9 @@ type Querier interface {
 	SessionMarkConsolidated(ctx context.Context, arg SessionMarkConsolidatedParams) error
 	// SessionTouch creates a session or records activity in it (last_activity_at never goes back).
 	SessionTouch(ctx context.Context, arg SessionTouchParams) error
+	// StcActivationPrune deletes the tenant's activation-log rows older than @before and moves its
+	// log horizon there (0027); it returns the rows deleted.
+	StcActivationPrune(ctx context.Context, arg StcActivationPruneParams) (int64, error)
 	// StcCopyRescue re-bases a rescued memory's medium triple copy at @now: strength
 	// min(1, s + 0.3) and a doubled time constant (decay rate halved). A memory without a medium
 	// copy gets one.
@@ -622,11 +625,13 @@ type Querier interface {
 	// Two ways give the same rows; the cheaper one runs (the other is skipped by a one-time
 	// filter). From the clusters: every memory mentioning one of a cluster's entities is read, then
 	// the window decides — the entities' mention counts, summed over the tags, times @cluster_cost,
-	// is its cost. From the activations: one pass over the tenant's memories keeps the strong ones
-	// activated in the span the tags' windows cover (created or last accessed in it, or returned by a
-	// recall event in it), and only those are matched with the clusters — the tenant's memory count
-	// is its cost (no index covers last_accessed_at, so the pass reads the tenant). A tenant with
-	// many entities has small clusters; one with few has clusters covering most of it.
+	// is its cost. From the activations: the strong memories activated in the span the tags'
+	// windows cover (created or last accessed in it, or returned by a recall event in it), and only
+	// those are matched with the clusters. Since 0027 they come from the activation log's rows in
+	// the span (its row count is this way's cost), each memory read by primary key and held to the
+	// same conditions; a span that starts before the tenant's log horizon reads the tenant's
+	// memories (the tenant's memory count is then the cost). A tenant with many entities has small
+	// clusters; one with few has clusters covering most of it.
 	StcDonors(ctx context.Context, arg StcDonorsParams) ([]StcDonorsRow, error)
 	// StcLockMemory locks a tagged memory for its rescue, skipping it when another transaction holds
 	// it (a sleep or decay run), and returns the state the rescue rewrites: stability, emotion, last
@@ -651,6 +656,9 @@ type Querier interface {
 	// decaying memory of the tenant last activated (stored or recalled) in [@since, @now] is tagged
 	// at its last activation, its window closing @window_seconds later (the same conflict rule as
 	// StcTagWeak). At most @k memories, the most recently activated first. It returns the ids tagged.
+	// The candidates come from the activation log's rows in the span (0027), each memory then read
+	// by primary key and held to the same conditions; a span that starts before the tenant's log
+	// horizon reads the tenant's memories instead (the other branch is skipped by a one-time filter).
 	StcTagWeakActive(ctx context.Context, arg StcTagWeakActiveParams) ([]int64, error)
 	// StcTagWeakFormed is StcTagWeak for memories activated at their formation: each weak one is
 	// tagged at its created_at (at most @now), its window closing @window_seconds later.

@@ -322,6 +322,9 @@ func probeFunctions(t *testing.T, e *env, tx pgx.Tx, b *world) {
 		"recall_vector_half":  {"SELECT cardinality(zb.recall_vector_half('tenant-b', (SELECT embedding FROM zb.memory WHERE embedding IS NOT NULL LIMIT 1), " + layers + ", 8, now(), NULL, NULL, NULL, NULL, true, NULL))", empty},
 		"recall_candidates_join": {"SELECT count(*) FROM zb.recall_candidates_join('tenant-b', NULL, NULL, NULL, NULL, " + layers +
 			", now(), NULL, NULL, NULL, NULL, true, NULL, ARRAY(SELECT id FROM zb.memory WHERE tenant_id = 'tenant-b'), '{}', 1, 1, 1, 1, true)", empty},
+		// 0027: sleep's pruning of the activation log, asked for B's: refused (B's horizon
+		// cannot be written), nothing of B deleted.
+		"memory_activation_prune": {"SELECT zb.memory_activation_prune('tenant-b', now() + interval '100 years')", denied},
 		// 0016: derive's nearest facts, asked for B's facts by id.
 		"similar_semantic":         {fmt.Sprintf("SELECT count(*) FROM zb.similar_semantic('tenant-b', ARRAY[%s]::bigint[], 5)", joinIDs(b.facts)), empty},
 		"memory_live":              {"SELECT count(*) FROM zb.memory_live(now()) WHERE tenant_id <> 'tenant-a'", empty},

@@ -3,16 +3,39 @@
 -- decaying memory of the tenant last activated (stored or recalled) in [@since, @now] is tagged
 -- at its last activation, its window closing @window_seconds later (the same conflict rule as
 -- StcTagWeak). At most @k memories, the most recently activated first. It returns the ids tagged.
+-- The candidates come from the activation log's rows in the span (0027), each memory then read
+-- by primary key and held to the same conditions; a span that starts before the tenant's log
+-- horizon reads the tenant's memories instead (the other branch is skipped by a one-time filter).
+WITH logged AS MATERIALIZED (
+    SELECT @since::timestamptz >= coalesce((SELECT h.horizon FROM zb.memory_activation_horizon h
+                                            WHERE h.tenant_id = @tenant_id::text), '-infinity') AS ok
+)
 INSERT INTO zb.stc_tag (tenant_id, memory_id, tagged_at, expires_at, strength_before)
 SELECT m.tenant_id, m.id, m.last_accessed_at, m.last_accessed_at + make_interval(secs => @window_seconds::double precision),
        least(1, greatest(0, coalesce((
            SELECT max(zb.copy_strength(t.copy, t.initial_strength, t.tau_seconds, t.created_at, m.last_accessed_at))
            FROM zb.triple_copy t WHERE t.tenant_id = m.tenant_id AND t.memory_id = m.id), 0)))
 FROM (
-    SELECT x.tenant_id, x.id, x.last_accessed_at FROM zb.memory x
-    WHERE x.tenant_id = @tenant_id::text AND x.status = 'active' AND x.layer <> 'core' AND x.stability IS NOT NULL
-      AND x.last_accessed_at BETWEEN @since::timestamptz AND @now::timestamptz AND x.confidence < @below::double precision
-    ORDER BY x.last_accessed_at DESC, x.id
+    SELECT w.tenant_id, w.id, w.last_accessed_at
+    FROM (
+        SELECT x.tenant_id, x.id, x.last_accessed_at FROM zb.memory x
+        WHERE NOT (SELECT l.ok FROM logged l)
+          AND x.tenant_id = @tenant_id::text AND x.status = 'active' AND x.layer <> 'core' AND x.stability IS NOT NULL
+          AND x.last_accessed_at BETWEEN @since::timestamptz AND @now::timestamptz AND x.confidence < @below::double precision
+        UNION ALL
+        SELECT x.tenant_id, x.id, x.last_accessed_at
+        FROM (SELECT DISTINCT a.memory_id FROM zb.memory_activation a
+              WHERE (SELECT l.ok FROM logged l) AND a.tenant_id = @tenant_id::text
+                AND a.at BETWEEN @since::timestamptz AND @now::timestamptz) a
+        CROSS JOIN LATERAL (
+            SELECT x.tenant_id, x.id, x.last_accessed_at FROM zb.memory x
+            WHERE x.tenant_id = @tenant_id::text AND x.id = a.memory_id
+              AND x.status = 'active' AND x.layer <> 'core' AND x.stability IS NOT NULL
+              AND x.last_accessed_at BETWEEN @since::timestamptz AND @now::timestamptz AND x.confidence < @below::double precision
+            OFFSET 0
+        ) x
+    ) w
+    ORDER BY w.last_accessed_at DESC, w.id
     LIMIT @k::integer
 ) m
 ORDER BY m.id
@@ -53,11 +76,13 @@ LIMIT @k::integer;
 -- Two ways give the same rows; the cheaper one runs (the other is skipped by a one-time
 -- filter). From the clusters: every memory mentioning one of a cluster's entities is read, then
 -- the window decides — the entities' mention counts, summed over the tags, times @cluster_cost,
--- is its cost. From the activations: one pass over the tenant's memories keeps the strong ones
--- activated in the span the tags' windows cover (created or last accessed in it, or returned by a
--- recall event in it), and only those are matched with the clusters — the tenant's memory count
--- is its cost (no index covers last_accessed_at, so the pass reads the tenant). A tenant with
--- many entities has small clusters; one with few has clusters covering most of it.
+-- is its cost. From the activations: the strong memories activated in the span the tags'
+-- windows cover (created or last accessed in it, or returned by a recall event in it), and only
+-- those are matched with the clusters. Since 0027 they come from the activation log's rows in
+-- the span (its row count is this way's cost), each memory read by primary key and held to the
+-- same conditions; a span that starts before the tenant's log horizon reads the tenant's
+-- memories (the tenant's memory count is then the cost). A tenant with many entities has small
+-- clusters; one with few has clusters covering most of it.
 WITH tags AS (
     SELECT t.memory_id, t.tagged_at FROM zb.stc_tag t
     WHERE t.tenant_id = @tenant_id::text AND t.memory_id = ANY (@tag_ids::bigint[]) AND t.rescued_at IS NULL
@@ -72,16 +97,24 @@ WITH tags AS (
     UNION
     SELECT te.tag_id, e.source_id FROM tag_ents te
     JOIN zb.edge e ON e.tenant_id = @tenant_id::text AND e.target_id = te.entity_id AND e.weight >= @min_weight::double precision
+), span AS MATERIALIZED (
+    SELECT min(g.tagged_at) - make_interval(secs => @window_seconds::double precision) AS lo,
+           least(max(g.tagged_at) + make_interval(secs => @window_seconds::double precision), @now::timestamptz) AS hi
+    FROM tags g
+), logged AS MATERIALIZED (
+    SELECT s.lo >= coalesce((SELECT h.horizon FROM zb.memory_activation_horizon h WHERE h.tenant_id = @tenant_id::text),
+                            '-infinity') AS ok
+    FROM span s
 ), route AS MATERIALIZED (
     SELECT coalesce((SELECT sum(en.mention_count) FROM cluster c
                      JOIN zb.entity en ON en.tenant_id = @tenant_id::text AND en.id = c.entity_id), 0)::double precision
                * @cluster_cost::double precision
-           <= coalesce((SELECT sum(d.docs) FROM zb.lexical_stat_delta d WHERE d.tenant_id = @tenant_id::text), 0)::double precision
+           <= CASE WHEN (SELECT l.ok FROM logged l)
+                   THEN (SELECT count(*) FROM span s JOIN zb.memory_activation a
+                         ON a.tenant_id = @tenant_id::text AND a.at BETWEEN s.lo AND s.hi)
+                   ELSE coalesce((SELECT sum(d.docs) FROM zb.lexical_stat_delta d WHERE d.tenant_id = @tenant_id::text), 0)
+              END::double precision
            AS from_clusters
-), span AS (
-    SELECT min(g.tagged_at) - make_interval(secs => @window_seconds::double precision) AS lo,
-           least(max(g.tagged_at) + make_interval(secs => @window_seconds::double precision), @now::timestamptz) AS hi
-    FROM tags g
 ), recalled AS (
     SELECT e.created_at AS at, r.id AS memory_id
     FROM span s
@@ -91,14 +124,37 @@ WITH tags AS (
     SELECT d.id, d.confidence, d.created_at, d.last_accessed_at
     FROM span s
     JOIN zb.memory d ON d.tenant_id = @tenant_id::text
-    WHERE NOT (SELECT r.from_clusters FROM route r)
+    WHERE NOT (SELECT r.from_clusters FROM route r) AND NOT (SELECT l.ok FROM logged l)
       AND d.status = 'active' AND d.confidence > @above::double precision
       AND (d.created_at BETWEEN s.lo AND s.hi OR d.last_accessed_at BETWEEN s.lo AND s.hi
            OR d.id IN (SELECT r.memory_id FROM recalled r))
+    UNION ALL
+    -- From the log: the memories with a logged activation in the span or a recall event in it,
+    -- each read by primary key (LATERAL, kept apart) and held to the same conditions.
+    SELECT d.id, d.confidence, d.created_at, d.last_accessed_at
+    FROM (SELECT a.memory_id FROM span s JOIN zb.memory_activation a
+          ON a.tenant_id = @tenant_id::text AND a.at BETWEEN s.lo AND s.hi
+          WHERE NOT (SELECT rt.from_clusters FROM route rt) AND (SELECT l.ok FROM logged l)
+          UNION
+          SELECT rc.memory_id FROM recalled rc
+          WHERE NOT (SELECT rt.from_clusters FROM route rt) AND (SELECT l.ok FROM logged l)) c
+    CROSS JOIN span s
+    CROSS JOIN LATERAL (
+        SELECT d.id, d.confidence, d.created_at, d.last_accessed_at FROM zb.memory d
+        WHERE d.tenant_id = @tenant_id::text AND d.id = c.memory_id
+          AND d.status = 'active' AND d.confidence > @above::double precision
+          AND (d.created_at BETWEEN s.lo AND s.hi OR d.last_accessed_at BETWEEN s.lo AND s.hi
+               OR d.id IN (SELECT r.memory_id FROM recalled r))
+        OFFSET 0
+    ) d
 ), pairs AS (
     SELECT DISTINCT c.tag_id, s.id AS donor_id, s.confidence, s.created_at, s.last_accessed_at
     FROM strong s
-    JOIN zb.mention mn ON mn.tenant_id = @tenant_id::text AND mn.memory_id = s.id
+    -- LATERAL, kept apart (OFFSET 0): each strong memory's mentions through the primary key
+    -- (joined, the planner misjudges the strong set's size and hashes the tenant's mentions).
+    CROSS JOIN LATERAL (
+        SELECT mn.entity_id FROM zb.mention mn WHERE mn.tenant_id = @tenant_id::text AND mn.memory_id = s.id OFFSET 0
+    ) mn
     JOIN cluster c ON c.entity_id = mn.entity_id
     WHERE s.id <> c.tag_id
     UNION ALL
@@ -190,3 +246,8 @@ ON CONFLICT (tenant_id, memory_id) DO UPDATE
 SET tagged_at = EXCLUDED.tagged_at, expires_at = EXCLUDED.expires_at, strength_before = EXCLUDED.strength_before
 WHERE zb.stc_tag.rescued_at IS NULL AND zb.stc_tag.expires_at < EXCLUDED.tagged_at
 RETURNING memory_id;
+
+-- name: StcActivationPrune :one
+-- StcActivationPrune deletes the tenant's activation-log rows older than @before and moves its
+-- log horizon there (0027); it returns the rows deleted.
+SELECT zb.memory_activation_prune(@tenant_id::text, @before::timestamptz)::bigint AS deleted;
