@@ -17,8 +17,8 @@
 -- conditions to their current values — the same rows as the tenant pass. Sleep prunes a tenant's
 -- rows older than its retention (zb.memory_activation_prune) and records the horizon
 -- (zb.memory_activation_horizon): a span that starts before it takes the tenant pass as before.
--- The rows carry ids and times only, no content; an erased memory's rows go with the retention
--- (or with its tenant).
+-- The rows carry ids and times only, no content; zb.erase removes an erased memory's rows (as it
+-- does in every zb table with a memory_id), and a tenant's go with the tenant.
 
 CREATE TABLE zb.memory_activation (
     tenant_id text        NOT NULL REFERENCES zb.tenant (id) ON DELETE CASCADE,
@@ -40,6 +40,8 @@ COMMENT ON TABLE zb.memory_activation_horizon IS
 
 SELECT zb.secure_tenant_table('zb.memory_activation');
 SELECT zb.secure_tenant_table('zb.memory_activation_horizon');
+-- Insert-mostly and read by range: vacuumed and analysed after 2 % new rows (as the postings,
+-- 0023), so that its statistics follow the activity and its ranges read index-only.
 ALTER TABLE zb.memory_activation SET (autovacuum_vacuum_insert_scale_factor = 0.02, autovacuum_analyze_scale_factor = 0.02);
 
 -- Every memory's current creation and access times.
