@@ -41,7 +41,10 @@
 // candidate with both signals, its strongest Two-Factor edge, the corpus statistics and the
 // tenant's disabled algorithms. BM25 (k1 1.2, b 0.75) is computed in SQL over the same index
 // terms as the Go reference (textproc.Terms, stored in memory.terms): N and avgdl come from
-// per-tenant insert-only deltas kept by statement triggers, df from the GIN index on terms.
+// per-tenant insert-only deltas kept by statement triggers, df from the postings (0018). In a
+// tenant of Config.RecallSplitMinDocs active memories or more, when the pool has two
+// connections to spare, the statement's lexical and vector halves run at the same time on two
+// connections and a third statement joins them (migration 0026; RecallResult.Split).
 // Fusion, boost, floored retrievability and dedup run in Go (retrieval.Rank). Results carry
 // the score and its signals, confidence with its 95 % interval and provenance.
 //
