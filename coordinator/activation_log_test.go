@@ -92,7 +92,8 @@ func TestActivationLogComplete(t *testing.T) {
 }
 
 // Sleep's tagging pass (StcTagWeakActive) takes its candidates from the activation log when the
-// span starts at or after the tenant's horizon, and reads the tenant otherwise: on a random
+// span starts at or after the tenant's horizon and its rows weigh less than the tenant, and
+// reads the tenant otherwise: on a random
 // tenant (every status, layer and confidence; a third of the memories accessed again, so the
 // log holds stale times) both ways tag the same memories for random spans and limits.
 func TestSTCTagWeakActiveLogMatchesScan(t *testing.T) {
@@ -141,7 +142,7 @@ func TestSTCTagWeakActiveLogMatchesScan(t *testing.T) {
 	execSQL(t, pool, `UPDATE zb.memory m SET last_accessed_at = x.at FROM unnest($2::bigint[], $3::timestamptz[]) x(id, at)
 		WHERE m.tenant_id = $1 AND m.id = x.id`, tenant, moved, movedAt)
 
-	tagged := func(p db.StcTagWeakActiveParams, horizon any) []int64 {
+	tagged := func(p db.StcTagWeakActiveParams, horizon any, lookup float64) []int64 {
 		t.Helper()
 		tx, err := pool.Begin(ctx)
 		require.NoError(t, err)
@@ -150,6 +151,7 @@ func TestSTCTagWeakActiveLogMatchesScan(t *testing.T) {
 			_, err := tx.Exec(ctx, `INSERT INTO zb.memory_activation_horizon (tenant_id, horizon) VALUES ($1, $2)`, tenant, horizon)
 			require.NoError(t, err)
 		}
+		p.LookupCost = lookup
 		got, err := db.New(tx).StcTagWeakActive(ctx, p)
 		require.NoError(t, err)
 		slices.Sort(got)
@@ -160,9 +162,11 @@ func TestSTCTagWeakActiveLogMatchesScan(t *testing.T) {
 		since := at()
 		p := db.StcTagWeakActiveParams{TenantID: tenant, Below: 0.4, WindowSeconds: 1800, Since: since,
 			Now: since.Add(time.Duration(r.Int64N(span.Microseconds()/2)) * time.Microsecond), K: []int32{5, 50, 5000}[q%3]}
-		fromLog := tagged(p, nil)
-		fromScan := tagged(p, "infinity")
+		fromLog := tagged(p, nil, 1e-6) // the log whatever its size
+		fromScan := tagged(p, "infinity", coordinator.STCActivationLookupCost)
+		chosen := tagged(p, nil, coordinator.STCActivationLookupCost)
 		require.Equal(t, fromScan, fromLog, "query %d", q)
+		require.Equal(t, fromScan, chosen, "query %d", q)
 		total += len(fromLog)
 	}
 	t.Logf("%d tags compared", total)

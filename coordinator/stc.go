@@ -28,6 +28,12 @@ const (
 	// tenant whose clusters cover it: 90 000 mentions read in 96 ms, 30 000 memories scanned in
 	// 30 ms — about the same per mention as per scanned memory.
 	STCClusterCost = 1.0
+	// STCActivationLookupCost weighs an activation read from the log (0027) — the log row and
+	// the memory through its primary key — against a memory read by scanning the tenant: the
+	// log is used for a span while its rows times this cost no more than the tenant's memory
+	// count. Measured in a 100k tenant that was wholly active in the span: 436 ms from the log
+	// against 60 ms scanned (≈ 7×).
+	STCActivationLookupCost = 8.0
 	// STCMaxTagsPerPass bounds the open tags one capture pass looks at (oldest first).
 	STCMaxTagsPerPass = 500
 	// STCSleepMaxTags bounds the weak memories one sleep tags.
@@ -200,7 +206,7 @@ func (c *Coordinator) stcSleep(ctx context.Context, q *db.Queries, tenant string
 		since = lastSweep
 	}
 	tagged, err := q.StcTagWeakActive(ctx, db.StcTagWeakActiveParams{TenantID: tenant, Below: cfg.TagBelow,
-		WindowSeconds: cfg.CaptureWindow.Seconds(), Since: since, Now: now, K: STCSleepMaxTags})
+		WindowSeconds: cfg.CaptureWindow.Seconds(), Since: since, Now: now, K: STCSleepMaxTags, LookupCost: STCActivationLookupCost})
 	if err != nil {
 		return nil, err
 	}
@@ -238,7 +244,8 @@ func (c *Coordinator) stcCapture(ctx context.Context, q *db.Queries, tenant stri
 		tagIDs[i] = t.MemoryID
 	}
 	cands, err := q.StcDonors(ctx, db.StcDonorsParams{TenantID: tenant, TagIds: tagIDs, MinWeight: STCClusterMinWeight,
-		ClusterCost: STCClusterCost, Above: cfg.DonorAbove, WindowSeconds: cfg.CaptureWindow.Seconds(), Now: now})
+		ClusterCost: STCClusterCost, LookupCost: STCActivationLookupCost, Above: cfg.DonorAbove,
+		WindowSeconds: cfg.CaptureWindow.Seconds(), Now: now})
 	if err != nil {
 		return nil, err
 	}

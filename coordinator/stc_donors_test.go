@@ -184,9 +184,9 @@ func TestSTCDonorsMatchClusterFirst(t *testing.T) {
 	}
 	total := 0
 	for q := range 90 {
-		// The activation log's way (0027) for the first 30 queries, the tenant pass (a horizon
-		// no span reaches) for the next 30, and for the last 30 the log pruned at half the span:
-		// spans that start before it take the tenant pass, the others the log.
+		// The activation log's way (0027) for the first 30 queries (when it weighs less than the
+		// tenant), the tenant pass (a horizon no span reaches) for the next 30, and for the last
+		// 30 the log pruned at half the span: spans that start before it take the tenant pass.
 		switch q {
 		case 30:
 			execSQL(t, pool, `INSERT INTO zb.memory_activation_horizon (tenant_id, horizon) VALUES ($1, 'infinity')`, tenant)
@@ -206,10 +206,13 @@ func TestSTCDonorsMatchClusterFirst(t *testing.T) {
 		// Both ways: from the clusters (cost 0), from the activations (a cost no tenant
 		// reaches), and the choice the coordinator makes.
 		p := db.StcDonorsParams{
-			TenantID:      tenant,
-			TagIds:        tags,
-			MinWeight:     []float64{0, 0.3, 0.7}[q%3],
-			ClusterCost:   []float64{0, 1e12, coordinator.STCClusterCost}[(q/3)%3],
+			TenantID:    tenant,
+			TagIds:      tags,
+			MinWeight:   []float64{0, 0.3, 0.7}[q%3],
+			ClusterCost: []float64{0, 1e12, coordinator.STCClusterCost}[(q/3)%3],
+			// The log forced (a tiny weight per logged activation) or weighed as the coordinator
+			// weighs it against reading the tenant.
+			LookupCost:    []float64{1e-6, coordinator.STCActivationLookupCost}[(q/2)%2],
 			Above:         []float64{0.7, 0.7, 0.4}[q%3],
 			WindowSeconds: []float64{1800, 600, 7200, 1800}[q%4],
 			Now:           at().Add(time.Duration(q%2) * span),

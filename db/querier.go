@@ -628,10 +628,11 @@ type Querier interface {
 	// is its cost. From the activations: the strong memories activated in the span the tags'
 	// windows cover (created or last accessed in it, or returned by a recall event in it), and only
 	// those are matched with the clusters. Since 0027 they come from the activation log's rows in
-	// the span (its row count is this way's cost), each memory read by primary key and held to the
-	// same conditions; a span that starts before the tenant's log horizon reads the tenant's
-	// memories (the tenant's memory count is then the cost). A tenant with many entities has small
-	// clusters; one with few has clusters covering most of it.
+	// the span, each memory read by primary key and held to the same conditions (the rows times
+	// @lookup_cost is this way's cost), unless the span starts before the tenant's log horizon or
+	// that costs more than reading the tenant's memories (the tenant's memory count is then the
+	// cost). A tenant with many entities has small clusters; one with few has clusters covering
+	// most of it.
 	StcDonors(ctx context.Context, arg StcDonorsParams) ([]StcDonorsRow, error)
 	// StcLockMemory locks a tagged memory for its rescue, skipping it when another transaction holds
 	// it (a sleep or decay run), and returns the state the rescue rewrites: stability, emotion, last
@@ -657,8 +658,10 @@ type Querier interface {
 	// at its last activation, its window closing @window_seconds later (the same conflict rule as
 	// StcTagWeak). At most @k memories, the most recently activated first. It returns the ids tagged.
 	// The candidates come from the activation log's rows in the span (0027), each memory then read
-	// by primary key and held to the same conditions; a span that starts before the tenant's log
-	// horizon reads the tenant's memories instead (the other branch is skipped by a one-time filter).
+	// by primary key and held to the same conditions — when the span starts at or after the
+	// tenant's log horizon and its rows, each weighed @lookup_cost scanned memories, cost no more
+	// than reading the tenant (the count stops there); otherwise the tenant's memories are read (the
+	// other branch is skipped by a one-time filter).
 	StcTagWeakActive(ctx context.Context, arg StcTagWeakActiveParams) ([]int64, error)
 	// StcTagWeakFormed is StcTagWeak for memories activated at their formation: each weak one is
 	// tagged at its created_at (at most @now), its window closing @window_seconds later.

@@ -77,19 +77,25 @@ WITH tags AS (
     SELECT min(g.tagged_at) - make_interval(secs => $1::double precision) AS lo,
            least(max(g.tagged_at) + make_interval(secs => $1::double precision), $2::timestamptz) AS hi
     FROM tags g
+), docs AS MATERIALIZED (
+    -- The tenant's active memories and the weight of a logged activation (parameters alone in
+    -- their own select list: sqlc types them there).
+    SELECT coalesce((SELECT sum(d.docs) FROM zb.lexical_stat_delta d WHERE d.tenant_id = $3::text), 0)::bigint AS n,
+           greatest($6::double precision, 1e-9) AS k
 ), logged AS MATERIALIZED (
-    SELECT s.lo >= coalesce((SELECT h.horizon FROM zb.memory_activation_horizon h WHERE h.tenant_id = $3::text),
-                            '-infinity') AS ok
-    FROM span s
+    -- The activation log's rows in the span, counted up to what reading the tenant would cost.
+    SELECT c.lo >= coalesce((SELECT h.horizon FROM zb.memory_activation_horizon h WHERE h.tenant_id = $3::text),
+                            '-infinity')
+           AND c.rows * c.k <= c.n AS ok,
+           c.rows * c.k AS cost
+    FROM (SELECT s.lo, dc.n, dc.k, zb.memory_activation_count($3::text, s.lo, s.hi, least(dc.n / dc.k, 1e15)::bigint + 1) AS rows
+          FROM span s CROSS JOIN docs dc) c
 ), route AS MATERIALIZED (
     SELECT coalesce((SELECT sum(en.mention_count) FROM cluster c
                      JOIN zb.entity en ON en.tenant_id = $3::text AND en.id = c.entity_id), 0)::double precision
-               * $6::double precision
-           <= CASE WHEN (SELECT l.ok FROM logged l)
-                   THEN (SELECT count(*) FROM span s JOIN zb.memory_activation a
-                         ON a.tenant_id = $3::text AND a.at BETWEEN s.lo AND s.hi)
-                   ELSE coalesce((SELECT sum(d.docs) FROM zb.lexical_stat_delta d WHERE d.tenant_id = $3::text), 0)
-              END::double precision
+               * $7::double precision
+           <= CASE WHEN (SELECT l.ok FROM logged l) THEN (SELECT l.cost FROM logged l)
+                   ELSE (SELECT dc.n FROM docs dc) END::double precision
            AS from_clusters
 ), recalled AS (
     SELECT e.created_at AS at, r.id AS memory_id
@@ -101,7 +107,7 @@ WITH tags AS (
     FROM span s
     JOIN zb.memory d ON d.tenant_id = $3::text
     WHERE NOT (SELECT r.from_clusters FROM route r) AND NOT (SELECT l.ok FROM logged l)
-      AND d.status = 'active' AND d.confidence > $7::double precision
+      AND d.status = 'active' AND d.confidence > $8::double precision
       AND (d.created_at BETWEEN s.lo AND s.hi OR d.last_accessed_at BETWEEN s.lo AND s.hi
            OR d.id IN (SELECT r.memory_id FROM recalled r))
     UNION ALL
@@ -118,7 +124,7 @@ WITH tags AS (
     CROSS JOIN LATERAL (
         SELECT d.id, d.confidence, d.created_at, d.last_accessed_at FROM zb.memory d
         WHERE d.tenant_id = $3::text AND d.id = c.memory_id
-          AND d.status = 'active' AND d.confidence > $7::double precision
+          AND d.status = 'active' AND d.confidence > $8::double precision
           AND (d.created_at BETWEEN s.lo AND s.hi OR d.last_accessed_at BETWEEN s.lo AND s.hi
                OR d.id IN (SELECT r.memory_id FROM recalled r))
         OFFSET 0
@@ -143,7 +149,7 @@ WITH tags AS (
     CROSS JOIN LATERAL (
         SELECT d.confidence, d.created_at, d.last_accessed_at FROM zb.memory d
         WHERE d.tenant_id = $3::text AND d.id = p.donor_id
-          AND d.status = 'active' AND d.confidence > $7::double precision
+          AND d.status = 'active' AND d.confidence > $8::double precision
         OFFSET 0
     ) d
 ), acts AS (
@@ -168,6 +174,7 @@ type StcDonorsParams struct {
 	TenantID      string    `json:"tenant_id"`
 	TagIds        []int64   `json:"tag_ids"`
 	MinWeight     float64   `json:"min_weight"`
+	LookupCost    float64   `json:"lookup_cost"`
 	ClusterCost   float64   `json:"cluster_cost"`
 	Above         float64   `json:"above"`
 }
@@ -192,10 +199,11 @@ type StcDonorsRow struct {
 // is its cost. From the activations: the strong memories activated in the span the tags'
 // windows cover (created or last accessed in it, or returned by a recall event in it), and only
 // those are matched with the clusters. Since 0027 they come from the activation log's rows in
-// the span (its row count is this way's cost), each memory read by primary key and held to the
-// same conditions; a span that starts before the tenant's log horizon reads the tenant's
-// memories (the tenant's memory count is then the cost). A tenant with many entities has small
-// clusters; one with few has clusters covering most of it.
+// the span, each memory read by primary key and held to the same conditions (the rows times
+// @lookup_cost is this way's cost), unless the span starts before the tenant's log horizon or
+// that costs more than reading the tenant's memories (the tenant's memory count is then the
+// cost). A tenant with many entities has small clusters; one with few has clusters covering
+// most of it.
 func (q *Queries) StcDonors(ctx context.Context, arg StcDonorsParams) ([]StcDonorsRow, error) {
 	rows, err := q.db.Query(ctx, stcDonors,
 		arg.WindowSeconds,
@@ -203,6 +211,7 @@ func (q *Queries) StcDonors(ctx context.Context, arg StcDonorsParams) ([]StcDono
 		arg.TenantID,
 		arg.TagIds,
 		arg.MinWeight,
+		arg.LookupCost,
 		arg.ClusterCost,
 		arg.Above,
 	)
@@ -471,9 +480,16 @@ func (q *Queries) StcTagList(ctx context.Context, arg StcTagListParams) ([]StcTa
 }
 
 const stcTagWeakActive = `-- name: StcTagWeakActive :many
-WITH logged AS MATERIALIZED (
-    SELECT $3::timestamptz >= coalesce((SELECT h.horizon FROM zb.memory_activation_horizon h
-                                            WHERE h.tenant_id = $2::text), '-infinity') AS ok
+WITH docs AS MATERIALIZED (
+    SELECT coalesce((SELECT sum(d.docs) FROM zb.lexical_stat_delta d WHERE d.tenant_id = $2::text), 0)::bigint AS n,
+           greatest($7::double precision, 1e-9) AS k,
+           coalesce((SELECT h.horizon FROM zb.memory_activation_horizon h WHERE h.tenant_id = $2::text),
+                    '-infinity'::timestamptz) AS horizon,
+           $3::timestamptz AS lo, $4::timestamptz AS hi
+), logged AS MATERIALIZED (
+    SELECT dc.lo >= dc.horizon
+           AND zb.memory_activation_count($2::text, dc.lo, dc.hi, least(dc.n / dc.k, 1e15)::bigint + 1) * dc.k <= dc.n AS ok
+    FROM docs dc
 )
 INSERT INTO zb.stc_tag (tenant_id, memory_id, tagged_at, expires_at, strength_before)
 SELECT m.tenant_id, m.id, m.last_accessed_at, m.last_accessed_at + make_interval(secs => $1::double precision),
@@ -517,6 +533,7 @@ type StcTagWeakActiveParams struct {
 	Now           time.Time `json:"now"`
 	Below         float64   `json:"below"`
 	K             int32     `json:"k"`
+	LookupCost    float64   `json:"lookup_cost"`
 }
 
 // StcTagWeakActive is sleep's tagging pass: every weak (confidence below @below), active,
@@ -524,8 +541,10 @@ type StcTagWeakActiveParams struct {
 // at its last activation, its window closing @window_seconds later (the same conflict rule as
 // StcTagWeak). At most @k memories, the most recently activated first. It returns the ids tagged.
 // The candidates come from the activation log's rows in the span (0027), each memory then read
-// by primary key and held to the same conditions; a span that starts before the tenant's log
-// horizon reads the tenant's memories instead (the other branch is skipped by a one-time filter).
+// by primary key and held to the same conditions — when the span starts at or after the
+// tenant's log horizon and its rows, each weighed @lookup_cost scanned memories, cost no more
+// than reading the tenant (the count stops there); otherwise the tenant's memories are read (the
+// other branch is skipped by a one-time filter).
 func (q *Queries) StcTagWeakActive(ctx context.Context, arg StcTagWeakActiveParams) ([]int64, error) {
 	rows, err := q.db.Query(ctx, stcTagWeakActive,
 		arg.WindowSeconds,
@@ -534,6 +553,7 @@ func (q *Queries) StcTagWeakActive(ctx context.Context, arg StcTagWeakActivePara
 		arg.Now,
 		arg.Below,
 		arg.K,
+		arg.LookupCost,
 	)
 	if err != nil {
 		return nil, err

@@ -325,6 +325,7 @@ func probeFunctions(t *testing.T, e *env, tx pgx.Tx, b *world) {
 		// 0027: sleep's pruning of the activation log, asked for B's: refused (B's horizon
 		// cannot be written), nothing of B deleted.
 		"memory_activation_prune": {"SELECT zb.memory_activation_prune('tenant-b', now() + interval '100 years')", denied},
+		"memory_activation_count": {"SELECT zb.memory_activation_count('tenant-b', '-infinity', 'infinity', 1000000)", empty},
 		// 0016: derive's nearest facts, asked for B's facts by id.
 		"similar_semantic":         {fmt.Sprintf("SELECT count(*) FROM zb.similar_semantic('tenant-b', ARRAY[%s]::bigint[], 5)", joinIDs(b.facts)), empty},
 		"memory_live":              {"SELECT count(*) FROM zb.memory_live(now()) WHERE tenant_id <> 'tenant-a'", empty},

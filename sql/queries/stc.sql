@@ -4,11 +4,20 @@
 -- at its last activation, its window closing @window_seconds later (the same conflict rule as
 -- StcTagWeak). At most @k memories, the most recently activated first. It returns the ids tagged.
 -- The candidates come from the activation log's rows in the span (0027), each memory then read
--- by primary key and held to the same conditions; a span that starts before the tenant's log
--- horizon reads the tenant's memories instead (the other branch is skipped by a one-time filter).
-WITH logged AS MATERIALIZED (
-    SELECT @since::timestamptz >= coalesce((SELECT h.horizon FROM zb.memory_activation_horizon h
-                                            WHERE h.tenant_id = @tenant_id::text), '-infinity') AS ok
+-- by primary key and held to the same conditions — when the span starts at or after the
+-- tenant's log horizon and its rows, each weighed @lookup_cost scanned memories, cost no more
+-- than reading the tenant (the count stops there); otherwise the tenant's memories are read (the
+-- other branch is skipped by a one-time filter).
+WITH docs AS MATERIALIZED (
+    SELECT coalesce((SELECT sum(d.docs) FROM zb.lexical_stat_delta d WHERE d.tenant_id = @tenant_id::text), 0)::bigint AS n,
+           greatest(@lookup_cost::double precision, 1e-9) AS k,
+           coalesce((SELECT h.horizon FROM zb.memory_activation_horizon h WHERE h.tenant_id = @tenant_id::text),
+                    '-infinity'::timestamptz) AS horizon,
+           @since::timestamptz AS lo, @now::timestamptz AS hi
+), logged AS MATERIALIZED (
+    SELECT dc.lo >= dc.horizon
+           AND zb.memory_activation_count(@tenant_id::text, dc.lo, dc.hi, least(dc.n / dc.k, 1e15)::bigint + 1) * dc.k <= dc.n AS ok
+    FROM docs dc
 )
 INSERT INTO zb.stc_tag (tenant_id, memory_id, tagged_at, expires_at, strength_before)
 SELECT m.tenant_id, m.id, m.last_accessed_at, m.last_accessed_at + make_interval(secs => @window_seconds::double precision),
@@ -79,10 +88,11 @@ LIMIT @k::integer;
 -- is its cost. From the activations: the strong memories activated in the span the tags'
 -- windows cover (created or last accessed in it, or returned by a recall event in it), and only
 -- those are matched with the clusters. Since 0027 they come from the activation log's rows in
--- the span (its row count is this way's cost), each memory read by primary key and held to the
--- same conditions; a span that starts before the tenant's log horizon reads the tenant's
--- memories (the tenant's memory count is then the cost). A tenant with many entities has small
--- clusters; one with few has clusters covering most of it.
+-- the span, each memory read by primary key and held to the same conditions (the rows times
+-- @lookup_cost is this way's cost), unless the span starts before the tenant's log horizon or
+-- that costs more than reading the tenant's memories (the tenant's memory count is then the
+-- cost). A tenant with many entities has small clusters; one with few has clusters covering
+-- most of it.
 WITH tags AS (
     SELECT t.memory_id, t.tagged_at FROM zb.stc_tag t
     WHERE t.tenant_id = @tenant_id::text AND t.memory_id = ANY (@tag_ids::bigint[]) AND t.rescued_at IS NULL
@@ -101,19 +111,25 @@ WITH tags AS (
     SELECT min(g.tagged_at) - make_interval(secs => @window_seconds::double precision) AS lo,
            least(max(g.tagged_at) + make_interval(secs => @window_seconds::double precision), @now::timestamptz) AS hi
     FROM tags g
+), docs AS MATERIALIZED (
+    -- The tenant's active memories and the weight of a logged activation (parameters alone in
+    -- their own select list: sqlc types them there).
+    SELECT coalesce((SELECT sum(d.docs) FROM zb.lexical_stat_delta d WHERE d.tenant_id = @tenant_id::text), 0)::bigint AS n,
+           greatest(@lookup_cost::double precision, 1e-9) AS k
 ), logged AS MATERIALIZED (
-    SELECT s.lo >= coalesce((SELECT h.horizon FROM zb.memory_activation_horizon h WHERE h.tenant_id = @tenant_id::text),
-                            '-infinity') AS ok
-    FROM span s
+    -- The activation log's rows in the span, counted up to what reading the tenant would cost.
+    SELECT c.lo >= coalesce((SELECT h.horizon FROM zb.memory_activation_horizon h WHERE h.tenant_id = @tenant_id::text),
+                            '-infinity')
+           AND c.rows * c.k <= c.n AS ok,
+           c.rows * c.k AS cost
+    FROM (SELECT s.lo, dc.n, dc.k, zb.memory_activation_count(@tenant_id::text, s.lo, s.hi, least(dc.n / dc.k, 1e15)::bigint + 1) AS rows
+          FROM span s CROSS JOIN docs dc) c
 ), route AS MATERIALIZED (
     SELECT coalesce((SELECT sum(en.mention_count) FROM cluster c
                      JOIN zb.entity en ON en.tenant_id = @tenant_id::text AND en.id = c.entity_id), 0)::double precision
                * @cluster_cost::double precision
-           <= CASE WHEN (SELECT l.ok FROM logged l)
-                   THEN (SELECT count(*) FROM span s JOIN zb.memory_activation a
-                         ON a.tenant_id = @tenant_id::text AND a.at BETWEEN s.lo AND s.hi)
-                   ELSE coalesce((SELECT sum(d.docs) FROM zb.lexical_stat_delta d WHERE d.tenant_id = @tenant_id::text), 0)
-              END::double precision
+           <= CASE WHEN (SELECT l.ok FROM logged l) THEN (SELECT l.cost FROM logged l)
+                   ELSE (SELECT dc.n FROM docs dc) END::double precision
            AS from_clusters
 ), recalled AS (
     SELECT e.created_at AS at, r.id AS memory_id

@@ -3,6 +3,7 @@
 DROP TRIGGER memory_activation_update ON zb.memory;
 DROP FUNCTION zb.memory_activation_updated();
 DROP FUNCTION zb.memory_activation_prune(text, timestamptz);
+DROP FUNCTION zb.memory_activation_count(text, timestamptz, timestamptz, bigint);
 CREATE OR REPLACE FUNCTION zb.memory_inserted() RETURNS trigger
 LANGUAGE plpgsql
 AS $$

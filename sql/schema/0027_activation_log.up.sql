@@ -137,5 +137,18 @@ AS $$
     SELECT count(*) FROM gone
 $$;
 
+-- memory_activation_count counts a tenant's log rows in [p_lo, p_hi], stopping at p_cap: the
+-- queries weigh the log against reading the tenant without counting a large span to its end.
+CREATE FUNCTION zb.memory_activation_count(p_tenant text, p_lo timestamptz, p_hi timestamptz, p_cap bigint) RETURNS bigint
+LANGUAGE sql STABLE
+AS $$
+    SELECT count(*) FROM (
+        SELECT 1 FROM zb.memory_activation a WHERE a.tenant_id = p_tenant AND a.at BETWEEN p_lo AND p_hi LIMIT p_cap
+    ) x
+$$;
+
+COMMENT ON FUNCTION zb.memory_activation_count(text, timestamptz, timestamptz, bigint) IS
+    'The number of p_tenant''s activation-log rows in [p_lo, p_hi], counted up to p_cap.';
+
 COMMENT ON FUNCTION zb.memory_activation_prune(text, timestamptz) IS
     'Deletes p_tenant''s activation-log rows older than p_before and moves its horizon there (never back); returns the rows deleted.';
