@@ -141,8 +141,9 @@ type Config struct {
 	// RecallSplitMinDocs is the tenant size (active memories, as the tenant's previous recall
 	// counted them) from which Recall reads its lexical and vector candidates at the same time
 	// on two pooled connections and then joins them (migration 0026) — when the query has both
-	// terms and a vector and the pool has two idle connections; otherwise recall's candidates
-	// are one statement. Defaults to RecallSplitMinDocsDefault (1 000); negative: never.
+	// terms and a vector and the pool can hand out two connections without waiting (idle, or
+	// new under its maximum); otherwise recall's candidates are one statement. Defaults to
+	// RecallSplitMinDocsDefault (1 000); negative: never.
 	RecallSplitMinDocs int64
 
 	// Actor is recorded as the actor of audit events. Defaults to "coordinator".
