@@ -143,17 +143,15 @@ func benchRecallSize(ctx context.Context, c *Config, n, tenants int, doLoad bool
 				got, err = bareTopK(ctx, bare, tenant, vs[0])
 				bareD = append(bareD, time.Since(t))
 				rows += got
-			case 1:
+			default: // 1: read-only, 2: full
+				readOnly := (i+j)%3 == 1
 				var rr *coordinator.RecallResult
-				rr, err = co.Recall(ctx, tenant, q, &coordinator.RecallOpts{K: K, ReadOnly: true})
-				roD = append(roD, time.Since(t))
-				if err == nil && rr.Split {
-					splits++
+				rr, err = co.Recall(ctx, tenant, q, &coordinator.RecallOpts{K: K, ReadOnly: readOnly})
+				if readOnly {
+					roD = append(roD, time.Since(t))
+				} else {
+					fullD = append(fullD, time.Since(t))
 				}
-			case 2:
-				var rr *coordinator.RecallResult
-				rr, err = co.Recall(ctx, tenant, q, &coordinator.RecallOpts{K: K})
-				fullD = append(fullD, time.Since(t))
 				if err == nil && rr.Split {
 					splits++
 				}

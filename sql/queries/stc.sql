@@ -8,16 +8,18 @@
 -- tenant's log horizon and its rows, each weighed @lookup_cost scanned memories, cost no more
 -- than reading the tenant (the count stops there); otherwise the tenant's memories are read (the
 -- other branch is skipped by a one-time filter).
-WITH docs AS MATERIALIZED (
+WITH bounds AS MATERIALIZED (
+    -- The tenant's active memories (n), the weight of a logged activation (k), the log's horizon
+    -- and the span (parameters alone in their own select list: sqlc types them there).
     SELECT coalesce((SELECT sum(d.docs) FROM zb.lexical_stat_delta d WHERE d.tenant_id = @tenant_id::text), 0)::bigint AS n,
            greatest(@lookup_cost::double precision, 1e-9) AS k,
            coalesce((SELECT h.horizon FROM zb.memory_activation_horizon h WHERE h.tenant_id = @tenant_id::text),
                     '-infinity'::timestamptz) AS horizon,
            @since::timestamptz AS lo, @now::timestamptz AS hi
 ), logged AS MATERIALIZED (
-    SELECT dc.lo >= dc.horizon
-           AND zb.memory_activation_count(@tenant_id::text, dc.lo, dc.hi, least(dc.n / dc.k, 1e15)::bigint + 1) * dc.k <= dc.n AS ok
-    FROM docs dc
+    SELECT b.lo >= b.horizon
+           AND zb.memory_activation_count(@tenant_id::text, b.lo, b.hi, least(b.n / b.k, 1e15)::bigint + 1) * b.k <= b.n AS ok
+    FROM bounds b
 )
 INSERT INTO zb.stc_tag (tenant_id, memory_id, tagged_at, expires_at, strength_before)
 SELECT m.tenant_id, m.id, m.last_accessed_at, m.last_accessed_at + make_interval(secs => @window_seconds::double precision),
