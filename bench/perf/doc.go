@@ -10,8 +10,10 @@
 //     (1.5×), p99 ≤ [RecallP99Target] (3×).
 //   - Filtered search: top 10 by cosine within one tenant and one layer, ANN against exact
 //     (a sequential distance sort), under several settings (iterative scan off, relaxed,
-//     strict; optional partial HNSW indexes per layer). Target recall@10 ≥
-//     [FilteredRecallTarget] (0.95). The plan's scan node is reported.
+//     strict; optional partial HNSW indexes per layer) and through recall's own vector scan,
+//     asked for the query's layer and for every layer (recall's default: each layer's top 10
+//     taken from one scan). Target recall@10 ≥ [FilteredRecallTarget] (0.95). The plan's scan
+//     node is reported.
 //   - Writes: coordinator.Store p50 with a precomputed embedding (so embedding is excluded)
 //     against a plain single-row INSERT of the same row; coordinator.StoreBatch throughput
 //     against a plain COPY of the same rows into a table with the same indexes (CREATE TABLE
