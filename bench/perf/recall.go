@@ -269,8 +269,10 @@ func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 		{name: "recall's vector scan, every layer (ef_search by tenant size)", recall: true, everyLayer: true},
 	}
 	if c.PartialMax > 0 && n <= c.PartialMax {
-		settings = append(settings, filterSetting{name: "partial per-layer HNSW, relaxed, ef 100", partial: true,
-			settings: map[string]string{"hnsw.iterative_scan": "relaxed_order", "hnsw.ef_search": "100"}})
+		settings = append(settings, filterSetting{
+			name: "partial per-layer HNSW, relaxed, ef 100", partial: true,
+			settings: map[string]string{"hnsw.iterative_scan": "relaxed_order", "hnsw.ef_search": "100"},
+		})
 	}
 	type query struct {
 		tenant string
