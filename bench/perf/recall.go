@@ -252,9 +252,9 @@ type filterSetting struct {
 	partial  bool
 	// recall asks zb.recall_vector_scan itself (recall's own settings) instead of annSQL.
 	recall bool
-	// everyLayer asks recall's vector scan for every generated layer, as a recall without a
-	// layer filter does (one scan of 10·K rows ranked per layer), and keeps the query layer's
-	// rows: the per-layer accuracy of recall's default.
+	// everyLayer asks recall's vector scan for every layer, as a recall without a layer filter
+	// does (one scan of 10·K rows ranked per layer), and keeps the query layer's rows: the
+	// per-layer accuracy of recall's default.
 	everyLayer bool
 }
 
@@ -338,12 +338,13 @@ func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 		f := FilteredFigure{N: n, Tenants: tenants, Setting: s.name, MinRecall: 1, MeanMatches: float64(matches) / float64(len(qs)), Exact: exactLat}
 		if s.recall {
 			// The vector half of recall for a tenant above 1 000 memories, with its own
-			// settings (function SET clauses), for the one layer.
+			// settings (function SET clauses), for the one layer — or for every layer, as
+			// recall's default asks, keeping the query layer's rows.
 			annSQL = `SELECT unnest(zb.recall_vector_scan($1, $3, ARRAY[$2::zb.memory_layer], $4, now(), NULL, NULL, NULL, NULL,
 				false, NULL))`
 			if s.everyLayer {
 				annSQL = `SELECT m.id FROM zb.memory m WHERE m.tenant_id = $1 AND m.layer = $2::zb.memory_layer
-					AND m.id = ANY (zb.recall_vector_scan($1, $3, '` + everyLayer() + `'::zb.memory_layer[], $4, now(), NULL, NULL,
+					AND m.id = ANY (zb.recall_vector_scan($1, $3, enum_range(NULL::zb.memory_layer), $4, now(), NULL, NULL,
 						NULL, NULL, false, NULL))`
 			}
 			f.Scan = "zb.recall_vector_scan"
@@ -382,15 +383,6 @@ func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 		out = append(out, f)
 	}
 	return out, nil
-}
-
-// everyLayer is the generated layers as a PostgreSQL array literal.
-func everyLayer() string {
-	ls := make([]string, len(searchLayers))
-	for i, l := range searchLayers {
-		ls[i] = string(l)
-	}
-	return "{" + strings.Join(ls, ",") + "}"
 }
 
 // recallOf is |got ∩ want| / |want| (1 when want is empty).
