@@ -11,8 +11,9 @@ import (
 // The vector half's ef_search grows with the tenant (0028): ⌈300 · (n / 100 000)^0.43⌉ between
 // 100 and 1 000 — 300 at 100 000 and 808 at 1 000 000 active memories, the two points at which
 // per-layer recall@10 ≥ 0.95 was measured to need 300 and 800 (docs/performance.md). The rule is
-// non-decreasing, and zb.recall_vector_scan applies it (a later CREATE OR REPLACE that dropped
-// the call, the function's jit = off or pgvector's schema on its search path fails here).
+// non-decreasing, and zb.recall_vector_scan applies it, as zb.similar_semantic (derive's
+// nearest facts) does since 0029 (a later CREATE OR REPLACE that dropped the call, a function's
+// jit = off or recall's pgvector schema on its search path fails here).
 func TestRecallEfSearchBySize(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
@@ -52,15 +53,27 @@ func TestRecallEfSearchBySize(t *testing.T) {
 		prev = got
 	}
 
-	var src string
-	var cfg []string
-	require.NoError(t, b.cfg.Pool.QueryRow(ctx, `SELECT p.prosrc, p.proconfig FROM pg_proc p
-		WHERE p.oid = 'zb.recall_vector_scan(text, vector, zb.memory_layer[], integer, timestamptz, timestamptz, timestamptz, timestamptz, text[], boolean, text)'::regprocedure`).
-		Scan(&src, &cfg))
-	require.Contains(t, src, "set_config('hnsw.ef_search', zb.recall_ef_search(v_n)::text, true)")
-	require.NotContains(t, src, "20000")
-	joined := strings.Join(cfg, " ")
-	for _, s := range []string{"jit=off", "hnsw.iterative_scan=relaxed_order", "hnsw.ef_search=100", "search_path=pg_catalog, "} {
-		require.Contains(t, joined, s)
+	// Both filtered HNSW searches apply the rule: recall's vector half (0028) and derive's
+	// nearest-fact search (0029), each with its settings kept.
+	for _, fn := range []struct {
+		sig  string
+		conf []string
+	}{
+		{
+			"zb.recall_vector_scan(text, vector, zb.memory_layer[], integer, timestamptz, timestamptz, timestamptz, timestamptz, text[], boolean, text)",
+			[]string{"jit=off", "hnsw.iterative_scan=relaxed_order", "hnsw.ef_search=100", "search_path=pg_catalog, "},
+		},
+		{"zb.similar_semantic(text, bigint[], integer)", []string{"jit=off", "hnsw.iterative_scan=relaxed_order", "hnsw.ef_search=100"}},
+	} {
+		var src string
+		var cfg []string
+		require.NoError(t, b.cfg.Pool.QueryRow(ctx, `SELECT p.prosrc, p.proconfig FROM pg_proc p WHERE p.oid = $1::regprocedure`, fn.sig).
+			Scan(&src, &cfg))
+		require.Contains(t, src, "set_config('hnsw.ef_search', zb.recall_ef_search(v_n)::text, true)", fn.sig)
+		require.NotContains(t, src, "20000", fn.sig)
+		joined := strings.Join(cfg, " ")
+		for _, s := range fn.conf {
+			require.Contains(t, joined, s, fn.sig)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package perf
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -214,13 +215,18 @@ func buildIndex(ctx context.Context, pool *pgxpool.Pool, def string, n int) erro
 
 // bareTopK runs the bare HNSW top-K query of one tenant and returns the rows it found.
 func bareTopK(ctx context.Context, pool *pgxpool.Pool, tenant string, v []float32) (int, error) {
-	rows, err := pool.Query(ctx, `SELECT id FROM zb.memory WHERE tenant_id = $1 ORDER BY embedding <=> $2 LIMIT $3`,
+	ids, err := queryIDs(ctx, pool, `SELECT id FROM zb.memory WHERE tenant_id = $1 ORDER BY embedding <=> $2 LIMIT $3`,
 		tenant, pgvector.NewVector(v), K)
-	if err != nil {
-		return 0, err
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
 	return len(ids), err
+}
+
+// queryIDs runs a query of one bigint column and returns its values.
+func queryIDs(ctx context.Context, pool *pgxpool.Pool, sql string, args ...any) ([]int64, error) {
+	rows, err := pool.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[int64])
 }
 
 // FilteredFigure is filtered search (one tenant and one layer) under one setting.
@@ -231,7 +237,8 @@ type FilteredFigure struct {
 	// Setting names the setting: "iterative off, ef 40" (pgvector's defaults), "relaxed,
 	// ef 100", "strict, ef 100", "relaxed, ef 200", "recall's vector scan, this layer …" or
 	// "…, every layer …" (the vector half of recall, zb.recall_vector_scan, with its own
-	// settings, asked for the query's layer or for every layer), or "partial per-layer HNSW".
+	// settings, asked for the query's layer or for every layer), "partial per-layer HNSW", or
+	// [NearestFactsSetting] (derive's nearest-fact search, queried by a stored memory).
 	Setting string `json:"setting"`
 	// RecallAt10 is the mean |ANN ∩ exact| / |exact| over the queries; MinRecall the worst.
 	RecallAt10 float64 `json:"recall_at_10"`
@@ -297,12 +304,8 @@ func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 		q := query{tenant: tenantName(r.IntN(tenants)), layer: string(searchLayers[r.IntN(len(searchLayers))]), v: pgvector.NewVector(vs[0])}
 		t := time.Now()
 		// (embedding <=> q) + 0 cannot use the HNSW index: an exact sort of the filtered rows.
-		rows, err := exact.Query(ctx, `SELECT id FROM zb.memory WHERE tenant_id = $1 AND layer = $2::zb.memory_layer
-			AND status = 'active' AND embedding IS NOT NULL ORDER BY (embedding <=> $3) + 0, id LIMIT $4`, q.tenant, q.layer, q.v, K)
-		if err != nil {
-			return nil, err
-		}
-		if q.exact, err = pgx.CollectRows(rows, pgx.RowTo[int64]); err != nil {
+		if q.exact, err = queryIDs(ctx, exact, `SELECT id FROM zb.memory WHERE tenant_id = $1 AND layer = $2::zb.memory_layer
+			AND status = 'active' AND embedding IS NOT NULL ORDER BY (embedding <=> $3) + 0, id LIMIT $4`, q.tenant, q.layer, q.v, K); err != nil {
 			return nil, err
 		}
 		exactD = append(exactD, time.Since(t))
@@ -360,12 +363,7 @@ func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 		sum := 0.0
 		for _, q := range qs {
 			t := time.Now()
-			rows, err := pool.Query(ctx, annSQL, q.tenant, q.layer, q.v, K)
-			if err != nil {
-				pool.Close()
-				return nil, err
-			}
-			got, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+			got, err := queryIDs(ctx, pool, annSQL, q.tenant, q.layer, q.v, K)
 			if err != nil {
 				pool.Close()
 				return nil, err
@@ -382,7 +380,68 @@ func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 		c.Logger.Info("filtered", "n", n, "tenants", tenants, "setting", s.name, "recall@10", f.RecallAt10, "scan", f.Scan)
 		out = append(out, f)
 	}
-	return out, nil
+	f, err := benchNearestFacts(ctx, c, bdb, exact, n, tenants, r)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, f), nil
+}
+
+// NearestFactsSetting names the filtered figure of derive's nearest-fact search.
+const NearestFactsSetting = "derive's nearest facts (zb.similar_semantic, semantic layer, by a stored memory)"
+
+// benchNearestFacts measures derive's nearest-fact search, zb.similar_semantic: for stored
+// semantic memories of random tenants, the K other active semantic memories nearest to each,
+// against an exact sort of the tenant's semantic layer.
+func benchNearestFacts(ctx context.Context, c *Config, bdb *benchDB, exact *pgxpool.Pool, n, tenants int, r *rand.Rand) (FilteredFigure, error) {
+	f := FilteredFigure{N: n, Tenants: tenants, Setting: NearestFactsSetting, MinRecall: 1, Scan: "zb.similar_semantic"}
+	var ds, exactD []time.Duration
+	sum, matches := 0.0, 0
+	for range c.FilteredQueries {
+		tenant := tenantName(r.IntN(tenants))
+		var lo, hi int64
+		var cnt int
+		if err := exact.QueryRow(ctx, `SELECT coalesce(min(id), 0), coalesce(max(id), 0),
+			count(*) FILTER (WHERE layer = 'semantic' AND status = 'active') FROM zb.memory WHERE tenant_id = $1`, tenant).
+			Scan(&lo, &hi, &cnt); err != nil {
+			return f, err
+		}
+		var q int64
+		err := exact.QueryRow(ctx, `SELECT id FROM zb.memory WHERE tenant_id = $1 AND id >= $2 AND layer = 'semantic'
+			AND status = 'active' AND embedding IS NOT NULL ORDER BY id LIMIT 1`, tenant, lo+r.Int64N(hi-lo+1)).Scan(&q)
+		if errors.Is(err, pgx.ErrNoRows) {
+			err = exact.QueryRow(ctx, `SELECT id FROM zb.memory WHERE tenant_id = $1 AND layer = 'semantic'
+				AND status = 'active' AND embedding IS NOT NULL ORDER BY id LIMIT 1`, tenant).Scan(&q)
+		}
+		if err != nil {
+			return f, fmt.Errorf("perf: a semantic memory of tenant %s: %w", tenant, err)
+		}
+		matches += cnt
+		t := time.Now()
+		want, err := queryIDs(ctx, exact, `SELECT m.id FROM zb.memory q JOIN zb.memory m ON m.tenant_id = q.tenant_id
+			WHERE q.tenant_id = $1 AND q.id = $2 AND m.layer = 'semantic' AND m.status = 'active' AND m.embedding IS NOT NULL
+			  AND m.id <> q.id
+			ORDER BY (m.embedding <=> q.embedding) + 0, m.id LIMIT $3`, tenant, q, K)
+		if err != nil {
+			return f, err
+		}
+		exactD = append(exactD, time.Since(t))
+		t = time.Now()
+		got, err := queryIDs(ctx, bdb.pool, `SELECT s.id FROM zb.similar_semantic($1, ARRAY[$2::bigint], $3) s`, tenant, q, K)
+		if err != nil {
+			return f, err
+		}
+		ds = append(ds, time.Since(t))
+		rc := recallOf(got, want)
+		sum += rc
+		f.MinRecall = min(f.MinRecall, rc)
+	}
+	f.RecallAt10 = sum / float64(c.FilteredQueries)
+	f.Met = f.RecallAt10 >= FilteredRecallTarget
+	f.Latency, f.Exact = summarize(ds), summarize(exactD)
+	f.MeanMatches = float64(matches) / float64(c.FilteredQueries)
+	c.Logger.Info("filtered", "n", n, "tenants", tenants, "setting", f.Setting, "recall@10", f.RecallAt10, "scan", f.Scan)
+	return f, nil
 }
 
 // recallOf is |got ∩ want| / |want| (1 when want is empty).

@@ -59,14 +59,23 @@ func TestRunTiny(t *testing.T) {
 		require.InDelta(t, f.Full.P50/f.Bare.P50, f.P50Ratio, 1e-9)
 		require.InDelta(t, float64(perf.K), f.BareResults, 1e-9, "every tenant holds more than K memories")
 	}
-	// Six settings per layout (partial indexes off): iterative off at ef 40, relaxed and strict
-	// at ef 100, relaxed at ef 200, and recall's own vector scan asked for the query's layer and
-	// for every layer.
-	require.Len(t, res.Filtered, 12)
+	// Seven figures per layout (partial indexes off): iterative off at ef 40, relaxed and strict
+	// at ef 100, relaxed at ef 200, recall's own vector scan asked for the query's layer and
+	// for every layer, and derive's nearest-fact search.
+	require.Len(t, res.Filtered, 14)
+	facts := 0
 	for _, f := range res.Filtered {
 		require.GreaterOrEqual(t, f.RecallAt10, 0.0)
 		require.LessOrEqual(t, f.RecallAt10, 1.0)
 		require.NotEmpty(t, f.Scan)
+		if f.Setting == perf.NearestFactsSetting {
+			// Tenants of at most 1 000 memories: zb.similar_semantic ranks every semantic
+			// memory exactly, so it must agree with the benchmark's exact sort.
+			facts++
+			require.InDelta(t, 1.0, f.RecallAt10, 0.05, f)
+			require.Equal(t, 4, f.Latency.N)
+			require.Positive(t, f.MeanMatches)
+		}
 		if f.Setting == "strict, ef 100" || strings.HasPrefix(f.Setting, "recall's vector scan") {
 			// On 200 rows an ef-100 strict iterative scan is near-exhaustive, and recall's scan
 			// (10·K rows of a 67-memory tenant) returns the whole tenant ranked: a low figure
@@ -75,6 +84,7 @@ func TestRunTiny(t *testing.T) {
 			require.GreaterOrEqual(t, f.RecallAt10, 0.75, f)
 		}
 	}
+	require.Equal(t, 2, facts, "one nearest-facts figure per layout")
 
 	require.NotNil(t, res.Writes)
 	require.Equal(t, 100, res.Writes.Rows)
