@@ -3,7 +3,6 @@ package coordinator
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -313,4 +312,3 @@ func (c *Coordinator) embeddingDim(ctx context.Context) (int, error) {
 	return d, nil
 }
 
-var errStop = errors.New("stop")

@@ -198,7 +198,7 @@ func (c *Coordinator) RevertHyperagentAdjustment(ctx context.Context, tenant str
 			Adjustments: []hyperagent.Adjustment{{Param: hyperagent.Param(a.Parameter), From: a.OldValue, To: a.NewValue}}}
 		back, err := hyperagent.Revert(cur, entry)
 		if err != nil {
-			return fmt.Errorf("%w: %v", ErrConflict, err)
+			return fmt.Errorf("%w: %w", ErrConflict, err)
 		}
 		b, ok := HyperagentBounds()[hyperagent.Param(a.Parameter)]
 		if !ok {

@@ -144,22 +144,6 @@ func (c *Coordinator) audit(ctx context.Context, q *db.Queries, tenant, action s
 		Action: action, MemoryID: memID, Detail: mustJSON(detail)})
 }
 
-// cosine32 returns cos(a, b), 0 for empty, zero or mismatched vectors.
-func cosine32(a, b []float32) float64 {
-	if len(a) == 0 || len(a) != len(b) {
-		return 0
-	}
-	var dot, na, nb float64
-	for i := range a {
-		x, y := float64(a[i]), float64(b[i])
-		dot, na, nb = dot+x*y, na+x*x, nb+y*y
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
-}
-
 func checkLimit(limit, def int) (int, error) {
 	if limit == 0 {
 		return def, nil

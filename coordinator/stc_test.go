@@ -23,7 +23,6 @@ func liveState(t *testing.T, pool *pgxpool.Pool, tenant string, id int64, at tim
 
 type stcScenario struct {
 	weak, strong, other int64
-	rescued             []coordinator.STCRescue
 }
 
 // runRecallSTC plays the recall path: a weak fact (confidence 0.3) and a strong fact
@@ -66,9 +65,9 @@ func runRecallSTC(t *testing.T, b *testBundle, tenant string, gap time.Duration,
 func TestSTCRescueByRecall(t *testing.T) {
 	t.Parallel()
 	type outcome struct {
-		tags, rescued   int
-		sBefore, sAfter float64
-		r14, str14      float64
+		tags, rescued int
+		sAfter        float64
+		r14, str14    float64
 	}
 	run := func(t *testing.T, gap time.Duration, on bool) (outcome, stcScenario, *testBundle) {
 		b := setup(t, nil)

@@ -31,14 +31,6 @@ func checkUnit(name string, x float64) error {
 	return nil
 }
 
-// checkFinite returns an error unless x is finite.
-func checkFinite(name string, x float64) error {
-	if !finite(x) {
-		return invalidf("%s must be finite, got %v", name, x)
-	}
-	return nil
-}
-
 // clamp01 limits x to [0, 1].
 func clamp01(x float64) float64 {
 	return math.Max(0, math.Min(1, x))

@@ -292,11 +292,11 @@ func splitSentences(s string) []sentence {
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		switch {
-		case c == '\n':
+		switch c {
+		case '\n':
 			emit(i)
 			start = i + 1
-		case c == '.' || c == '!' || c == '?' || c == ';':
+		case '.', '!', '?', ';':
 			if i+1 == len(s) || s[i+1] == ' ' || s[i+1] == '\n' || s[i+1] == '\t' {
 				emit(i + 1)
 				start = i + 1

@@ -56,7 +56,7 @@ func buildZBWorker(t *testing.T) string {
 	t.Helper()
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+		goBin = filepath.Join(runtime.GOROOT(), "bin", "go") //nolint:staticcheck // SA1019: the test runs where it was built
 	}
 	out := filepath.Join(t.TempDir(), "zbworker")
 	cmd := exec.Command(goBin, "build", "-o", out, "github.com/zenbrain/zb/cmd/zbworker")
@@ -360,7 +360,7 @@ func testTwoProcesses(t *testing.T, bin string) {
 			count(*) FILTER (WHERE state <> 'completed'),
 			count(*) FILTER (WHERE attempt <> 1 OR cardinality(errors) > 0),
 			count(DISTINCT attempted_by[1])
-		FROM river.river_job`).Scan(&total, &notCompleted, &retried, &byWorker)) //nolint:misspell
+		FROM river.river_job`).Scan(&total, &notCompleted, &retried, &byWorker))
 	require.Zero(t, notCompleted, "every job completed")
 	require.Zero(t, retried, "every job ran exactly once, on its first attempt")
 	require.Equal(t, 2, byWorker, "both processes worked jobs")

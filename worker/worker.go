@@ -166,12 +166,11 @@ type Worker struct {
 	client *river.Client[pgx.Tx]
 	q      *db.Queries
 
-	mu       sync.Mutex
-	cancel   context.CancelFunc
-	done     chan struct{}
-	started  bool
-	stopped  bool
-	startErr error
+	mu      sync.Mutex
+	cancel  context.CancelFunc
+	done    chan struct{}
+	started bool
+	stopped bool
 }
 
 // New builds a Worker and its River client.

@@ -217,7 +217,7 @@ func (c *Config) validate() error {
 		return fmt.Errorf("ForgettingFloor is %v, want ≤ 1", c.ForgettingFloor)
 	}
 	if c.K < -1 {
-		return fmt.Errorf("K is %d, want ≥ 1 or −1", c.K)
+		return fmt.Errorf("the fusion depth K is %d, want ≥ 1 or −1", c.K)
 	}
 	return c.Weights.Validate()
 }

@@ -191,7 +191,7 @@ func benchMaint(ctx context.Context, c *Config, n int) (*MaintFigure, error) {
 		props = append(props, time.Since(t0))
 		f.Nodes = prep.Nodes
 		if prep.Nodes != len(tree) {
-			return nil, fmt.Errorf("Propagate worked on %d memories, want the %d of the touched trees", prep.Nodes, len(tree))
+			return nil, fmt.Errorf("lifecycle: Propagate worked on %d memories, want the %d of the touched trees", prep.Nodes, len(tree))
 		}
 	}
 	// Untimed runs count the rows each job's transaction read.

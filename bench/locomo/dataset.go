@@ -534,8 +534,8 @@ func parseConversation(raw json.RawMessage, ci int, source string) (*Conversatio
 func checkTurn(t rawTurn, path string, fail func(path, format string, args ...any)) (Turn, bool) {
 	ok := true
 	var turn Turn
-	switch {
-	case t.DiaID == nil:
+	switch t.DiaID {
+	case nil:
 		fail(path+".dia_id", "missing")
 		ok = false
 	default:

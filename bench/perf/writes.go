@@ -156,7 +156,7 @@ func benchWrites(ctx context.Context, c *Config) (*WriteFigure, error) {
 		in.Embedding, in.EmbeddingModel = vs[0], emb.Model()
 		t := time.Now()
 		if _, err := co.Store(ctx, in); err != nil {
-			return nil, fmt.Errorf("Store: %w", err)
+			return nil, fmt.Errorf("perf: Store: %w", err)
 		}
 		storeD = append(storeD, time.Since(t))
 		// The plain INSERT gets the same new vector: a row already in the copy table's graph
@@ -174,7 +174,7 @@ func benchWrites(ctx context.Context, c *Config) (*WriteFigure, error) {
 		in.Layer = ""
 		t = time.Now()
 		if _, err := deferred.Store(ctx, in); err != nil {
-			return nil, fmt.Errorf("Store (deferred embedding): %w", err)
+			return nil, fmt.Errorf("perf: Store (deferred embedding): %w", err)
 		}
 		defD = append(defD, time.Since(t))
 		row = slices.Clone(vals[(i+1)%len(vals)])

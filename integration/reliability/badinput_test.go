@@ -87,7 +87,7 @@ var sentinels = []struct {
 
 func sentinelName(err error) string {
 	for _, s := range sentinels {
-		if s.err == err {
+		if errors.Is(err, s.err) {
 			return s.name
 		}
 	}
@@ -685,7 +685,7 @@ func matrix() []bcase {
 		{surface: "mcp", input: "recall with k = −1 and k = 101", want: want{msg: "k must be in 1..100"},
 			run: func(t *testing.T, h *bharness) error {
 				if err := mcpCall("recall", map[string]any{"query": "x", "k": -1})(t, h); err == nil || !strings.Contains(err.Error(), "k must be in 1..100") {
-					return fmt.Errorf("k -1: %v", err)
+					return fmt.Errorf("k -1: %w", err)
 				}
 				return mcpCall("recall", map[string]any{"query": "x", "k": 101})(t, h)
 			}},
@@ -816,7 +816,7 @@ func TestBadInputMatrix(t *testing.T) {
 			case w.err != nil:
 				require.Error(t, err, c.input)
 				require.ErrorIs(t, err, w.err, c.input)
-				if w.err != coordinator.ErrNotFound && !errors.Is(w.err, coordinator.ErrConflict) {
+				if !errors.Is(w.err, coordinator.ErrNotFound) && !errors.Is(w.err, coordinator.ErrConflict) {
 					require.ErrorIs(t, err, coordinator.ErrInvalidInput, "input errors wrap ErrInvalidInput")
 				}
 				requireNoRawPgError(t, err, c.input)

@@ -1,6 +1,7 @@
 package zbctlcli
 
 import (
+	"errors"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -177,7 +178,7 @@ When zbctl runs as root, the server runs as ZB_PG_USER (default postgres).`,
 			c := exec.CommandContext(cmd.Context(), argv[0], append(argv[1:], args...)...)
 			c.Stdin, c.Stdout, c.Stderr = a.stdin, a.stdout, a.stderr
 			if err := c.Run(); err != nil {
-				if ee, ok := err.(*exec.ExitError); ok {
+				if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
 					return exitError{code: ee.ExitCode(), err: fmt.Errorf("psql exited with status %d", ee.ExitCode())}
 				}
 				return fmt.Errorf("error running psql: %w", err)

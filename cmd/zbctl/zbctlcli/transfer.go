@@ -39,7 +39,7 @@ interrupted export leaves no partial file. Writing to stdout, the summary goes t
 			return err
 		}
 		defer pool.Close()
-		var w io.Writer = a.stdout
+		w := a.stdout
 		var f *os.File
 		if out != "" {
 			dir := filepath.Dir(out)
