@@ -91,8 +91,10 @@ func benchActivationLog(b *testing.B, n int) {
 	queries := map[string]func(fromLog bool) func(q *db.Queries) []int64{
 		"tagging": func(fromLog bool) func(q *db.Queries) []int64 {
 			return func(q *db.Queries) []int64 {
-				ids, err := q.StcTagWeakActive(ctx, db.StcTagWeakActiveParams{TenantID: tenant, Below: 0.4, WindowSeconds: 1800,
-					Since: now.Add(-time.Hour), Now: now, K: coordinator.STCSleepMaxTags, LookupCost: lookup(fromLog)})
+				ids, err := q.StcTagWeakActive(ctx, db.StcTagWeakActiveParams{
+					TenantID: tenant, Below: 0.4, WindowSeconds: 1800,
+					Since: now.Add(-time.Hour), Now: now, K: coordinator.STCSleepMaxTags, LookupCost: lookup(fromLog),
+				})
 				require.NoError(b, err)
 				slices.Sort(ids)
 				return ids
@@ -100,8 +102,10 @@ func benchActivationLog(b *testing.B, n int) {
 		},
 		"donors": func(fromLog bool) func(q *db.Queries) []int64 {
 			return func(q *db.Queries) []int64 {
-				rows, err := q.StcDonors(ctx, db.StcDonorsParams{TenantID: tenant, TagIds: tags, MinWeight: coordinator.STCClusterMinWeight,
-					ClusterCost: coordinator.STCClusterCost, LookupCost: lookup(fromLog), Above: 0.7, WindowSeconds: 1800, Now: now})
+				rows, err := q.StcDonors(ctx, db.StcDonorsParams{
+					TenantID: tenant, TagIds: tags, MinWeight: coordinator.STCClusterMinWeight,
+					ClusterCost: coordinator.STCClusterCost, LookupCost: lookup(fromLog), Above: 0.7, WindowSeconds: 1800, Now: now,
+				})
 				require.NoError(b, err)
 				out := make([]int64, 0, 2*len(rows))
 				for _, r := range rows {

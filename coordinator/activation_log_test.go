@@ -160,8 +160,10 @@ func TestSTCTagWeakActiveLogMatchesScan(t *testing.T) {
 	total := 0
 	for q := range 60 {
 		since := at()
-		p := db.StcTagWeakActiveParams{TenantID: tenant, Below: 0.4, WindowSeconds: 1800, Since: since,
-			Now: since.Add(time.Duration(r.Int64N(span.Microseconds()/2)) * time.Microsecond), K: []int32{5, 50, 5000}[q%3]}
+		p := db.StcTagWeakActiveParams{
+			TenantID: tenant, Below: 0.4, WindowSeconds: 1800, Since: since,
+			Now: since.Add(time.Duration(r.Int64N(span.Microseconds()/2)) * time.Microsecond), K: []int32{5, 50, 5000}[q%3],
+		}
 		fromLog := tagged(p, nil, 1e-6) // the log whatever its size
 		fromScan := tagged(p, "infinity", coordinator.STCActivationLookupCost)
 		chosen := tagged(p, nil, coordinator.STCActivationLookupCost)

@@ -104,8 +104,10 @@ func TestReembedSwitchesTheActiveModel(t *testing.T) {
 	require.Equal(t, 4, embedded)
 	status, err = co2.ReembedStatus(ctx, "m")
 	require.NoError(t, err)
-	require.Equal(t, coordinator.ReembedStatus{Active: "fake-rot", Total: 4, Done: 4, Pending: 0,
-		Models: []coordinator.ReembedModelCount{{Model: "fake-rot", Memories: 4}}, Jobs: status.Jobs}, *status)
+	require.Equal(t, coordinator.ReembedStatus{
+		Active: "fake-rot", Total: 4, Done: 4, Pending: 0,
+		Models: []coordinator.ReembedModelCount{{Model: "fake-rot", Memories: 4}}, Jobs: status.Jobs,
+	}, *status)
 	require.True(t, top(co2).ByVector, "the new model's vectors are used")
 	require.False(t, top(co1).ByVector, "a query embedded with the old model is not compared")
 
@@ -227,8 +229,10 @@ func TestReconsolidationAdmin(t *testing.T) {
 	b := setup(t, nil)
 	pool, ctx := b.cfg.Pool, ctxT(t)
 	const tenant = "recon"
-	old := insertMem(t, pool, tenant, memSpec{content: "Tom works at Siemens as an engineer in Munich.", created: t0.Add(-48 * time.Hour),
-		stability: 7, embed: true, derived: true})
+	old := insertMem(t, pool, tenant, memSpec{
+		content: "Tom works at Siemens as an engineer in Munich.", created: t0.Add(-48 * time.Hour),
+		stability: 7, embed: true, derived: true,
+	})
 	execSQL(t, pool, `INSERT INTO zb.lability_window (tenant_id, memory_id, opened_at, closes_at) VALUES ($1, $2, $3, $4)`,
 		tenant, old, t0.Add(-2*time.Minute), t0.Add(8*time.Minute))
 	n := insertMem(t, pool, tenant, memSpec{content: "Tom works at Siemens as a manager in Munich.", created: t0, stability: 7, embed: true})
@@ -266,8 +270,10 @@ func TestHealth(t *testing.T) {
 	b := setup(t, nil)
 	pool, ctx := b.cfg.Pool, ctxT(t)
 	const tenant = "h"
-	for _, s := range []string{"Alice works at Acme in Berlin", "Alice plays chess with Bob", "Bob lives in Paris",
-		"Zeus is deployed by Carol", "Carol reviews the Zeus release"} {
+	for _, s := range []string{
+		"Alice works at Acme in Berlin", "Alice plays chess with Bob", "Bob lives in Paris",
+		"Zeus is deployed by Carol", "Carol reviews the Zeus release",
+	} {
 		_, err := b.co.Store(ctx, coordinator.StoreInput{TenantID: tenant, Content: s})
 		require.NoError(t, err)
 	}

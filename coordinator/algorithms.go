@@ -84,8 +84,10 @@ func (c *Coordinator) SetAlgorithm(ctx context.Context, tenant, id string, enabl
 		if err := q.TenantEnsure(ctx, db.TenantEnsureParams{ID: tenant, Name: tenant}); err != nil {
 			return err
 		}
-		if err := q.AlgorithmSwitchSet(ctx, db.AlgorithmSwitchSetParams{TenantID: tenant, Algorithm: id, Enabled: enabled,
-			Now: now, UpdatedBy: c.cfg.Actor}); err != nil {
+		if err := q.AlgorithmSwitchSet(ctx, db.AlgorithmSwitchSetParams{
+			TenantID: tenant, Algorithm: id, Enabled: enabled,
+			Now: now, UpdatedBy: c.cfg.Actor,
+		}); err != nil {
 			return err
 		}
 		return c.audit(ctx, q, tenant, "algorithm.switch", nil, now, map[string]any{"algorithm": id, "enabled": enabled})

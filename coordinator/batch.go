@@ -112,8 +112,10 @@ func (c *Coordinator) StoreBatch(ctx context.Context, items []StoreInput) (int64
 				}
 			}
 			detail, _ := json.Marshal(map[string]any{"batch": cnt})
-			if err := q.AuditEventInsert(ctx, db.AuditEventInsertParams{TenantID: t, At: now, Actor: c.cfg.Actor,
-				Action: "memory.store", Detail: detail}); err != nil {
+			if err := q.AuditEventInsert(ctx, db.AuditEventInsertParams{
+				TenantID: t, At: now, Actor: c.cfg.Actor,
+				Action: "memory.store", Detail: detail,
+			}); err != nil {
 				return err
 			}
 			if err := c.enqueueDerive(ctx, tx, jobs.DeriveArgs{TenantID: t, Pending: true, NeedsEmbedding: needsEmbedding[t], RecheckSupersede: true}); err != nil {

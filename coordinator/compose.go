@@ -115,8 +115,10 @@ func (c *Coordinator) composeCross(ctx context.Context, tenant string, session *
 			names = append(names, n)
 		}
 		slices.Sort(names)
-		cands, err = q.McComposeCandidates(ctx, db.McComposeCandidatesParams{TenantID: tenant, Target: target, Names: names,
-			K: ComposeCandidateK})
+		cands, err = q.McComposeCandidates(ctx, db.McComposeCandidatesParams{
+			TenantID: tenant, Target: target, Names: names,
+			K: ComposeCandidateK,
+		})
 		return err
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -170,8 +172,10 @@ func (c *Coordinator) composeCross(ctx context.Context, tenant string, session *
 		for i, a := range cd.AnchorNames {
 			s = max(s, anchorRel[a])
 			if i < len(cd.EntityNames) {
-				req.Links = append(req.Links, compose.Link{A: compose.EntityRef{Context: target, Entity: a},
-					B: compose.EntityRef{Context: cd.Context, Entity: cd.EntityNames[i]}})
+				req.Links = append(req.Links, compose.Link{
+					A: compose.EntityRef{Context: target, Entity: a},
+					B: compose.EntityRef{Context: cd.Context, Entity: cd.EntityNames[i]},
+				})
 			}
 		}
 		add(cd.ID, cd.Context, cd.Content, s, cd.EntityNames)

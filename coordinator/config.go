@@ -311,4 +311,3 @@ func (c *Coordinator) embeddingDim(ctx context.Context) (int, error) {
 	c.dim = d
 	return d, nil
 }
-

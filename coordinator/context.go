@@ -366,8 +366,10 @@ func (c *Coordinator) contextWorkspace(ctx context.Context, tenant string, sessi
 	sw switchSet, lambda float64,
 ) (*ContextBlock, error) {
 	now := c.clock.Now()
-	out := &ContextBlock{Budget: budgetTokens, Items: []ContextItem{}, Workspace: &WorkspaceReport{Scores: []workspace.Scored{},
-		Previous: []workspace.Module{}, Winners: []workspace.Module{}, Sections: []WorkspaceSection{}}}
+	out := &ContextBlock{Budget: budgetTokens, Items: []ContextItem{}, Workspace: &WorkspaceReport{
+		Scores:   []workspace.Scored{},
+		Previous: []workspace.Module{}, Winners: []workspace.Module{}, Sections: []WorkspaceSection{},
+	}}
 	if lambda != budget.RedundancyPenaltyDefault {
 		out.Workspace.RedundancyPenalty = &lambda
 	}
@@ -443,9 +445,13 @@ func (c *Coordinator) contextWorkspace(ctx context.Context, tenant string, sessi
 			rec = math.Exp(-math.Max(0, now.Sub(w.TouchedAt).Seconds()) / tau.Seconds())
 		}
 		sc := clamp(w.Relevance*rec, 0, 1)
-		mods[workspace.Working] = append(mods[workspace.Working], wsItem{id: w.MemoryID, score: sc,
-			item: workspace.Item{ID: "m" + strconv.FormatInt(w.MemoryID, 10), Text: w.Content, Score: sc,
-				Tokens: max(1, EstimateTokens("- "+w.Content))}})
+		mods[workspace.Working] = append(mods[workspace.Working], wsItem{
+			id: w.MemoryID, score: sc,
+			item: workspace.Item{
+				ID: "m" + strconv.FormatInt(w.MemoryID, 10), Text: w.Content, Score: sc,
+				Tokens: max(1, EstimateTokens("- "+w.Content)),
+			},
+		})
 		memIDs = append(memIDs, w.MemoryID)
 	}
 	best := 0.0
@@ -467,9 +473,13 @@ func (c *Coordinator) contextWorkspace(ctx context.Context, tenant string, sessi
 		}
 		seen[r.ID] = true
 		rel := clamp(r.Score/best, 0, 1)
-		mods[m] = append(mods[m], wsItem{id: r.ID, score: r.Score,
-			item: workspace.Item{ID: "m" + strconv.FormatInt(r.ID, 10), Text: r.Content, Score: rel,
-				Tokens: max(1, EstimateTokens("- "+r.Content))}})
+		mods[m] = append(mods[m], wsItem{
+			id: r.ID, score: r.Score,
+			item: workspace.Item{
+				ID: "m" + strconv.FormatInt(r.ID, 10), Text: r.Content, Score: rel,
+				Tokens: max(1, EstimateTokens("- "+r.Content)),
+			},
+		})
 		memIDs = append(memIDs, r.ID)
 	}
 	if comp != nil {
@@ -509,24 +519,34 @@ func (c *Coordinator) contextWorkspace(ctx context.Context, tenant string, sessi
 	if sw.enabled("prospective") {
 		for _, f := range in.fired {
 			sc := IntentionScore(prospective.Priority(f.Priority))
-			mods[workspace.Prospective] = append(mods[workspace.Prospective], wsItem{id: f.ID, score: sc, priority: sc,
-				item: workspace.Item{ID: "i" + strconv.FormatInt(f.ID, 10), Text: f.Content, Score: sc,
-					Tokens: max(1, EstimateTokens("- "+f.Content))}})
+			mods[workspace.Prospective] = append(mods[workspace.Prospective], wsItem{
+				id: f.ID, score: sc, priority: sc,
+				item: workspace.Item{
+					ID: "i" + strconv.FormatInt(f.ID, 10), Text: f.Content, Score: sc,
+					Tokens: max(1, EstimateTokens("- "+f.Content)),
+				},
+			})
 		}
 	}
 	if sw.enabled("metacog_monitor") {
 		for _, a := range in.alerts {
 			text := alertText(a)
-			mods[workspace.MetacogAlerts] = append(mods[workspace.MetacogAlerts], wsItem{id: a.ID, score: WorkspaceAlertScore,
-				priority: 0.5, item: workspace.Item{ID: "a" + strconv.FormatInt(a.ID, 10), Text: text, Score: WorkspaceAlertScore,
-					Tokens: max(1, EstimateTokens("- "+text))}})
+			mods[workspace.MetacogAlerts] = append(mods[workspace.MetacogAlerts], wsItem{
+				id: a.ID, score: WorkspaceAlertScore,
+				priority: 0.5, item: workspace.Item{
+					ID: "a" + strconv.FormatInt(a.ID, 10), Text: text, Score: WorkspaceAlertScore,
+					Tokens: max(1, EstimateTokens("- "+text)),
+				},
+			})
 		}
 	}
 
 	rest := budgetTokens - out.Used
 	var cands []workspace.Candidate
-	for _, m := range []workspace.Module{workspace.Working, workspace.Episodic, workspace.Semantic, workspace.Procedural,
-		workspace.Prospective, workspace.CrossContext, workspace.MetacogAlerts} {
+	for _, m := range []workspace.Module{
+		workspace.Working, workspace.Episodic, workspace.Semantic, workspace.Procedural,
+		workspace.Prospective, workspace.CrossContext, workspace.MetacogAlerts,
+	} {
 		items := mods[m]
 		if len(items) == 0 {
 			continue
@@ -559,8 +579,10 @@ func (c *Coordinator) contextWorkspace(ctx context.Context, tenant string, sessi
 		return out, nil
 	}
 	previous, levels := in.previous, in.levels
-	asm, err := workspace.NewAssembler(&workspace.Config{AlwaysInclude: []workspace.Module{}, CharsPerToken: WorkspaceCharsPerToken,
-		DisablePriority: !sw.enabled("priority_map"), RedundancyPenalty: lambdaArg(lambda)})
+	asm, err := workspace.NewAssembler(&workspace.Config{
+		AlwaysInclude: []workspace.Module{}, CharsPerToken: WorkspaceCharsPerToken,
+		DisablePriority: !sw.enabled("priority_map"), RedundancyPenalty: lambdaArg(lambda),
+	})
 	if err != nil {
 		return nil, fmt.Errorf("error creating the workspace: %w", err)
 	}
@@ -573,8 +595,10 @@ func (c *Coordinator) contextWorkspace(ctx context.Context, tenant string, sessi
 		winners[i] = string(w)
 	}
 	if err := c.beginTenant(ctx, tenant, func(tx pgx.Tx) error {
-		return c.q.WithTx(tx).WorkspaceStateSave(ctx, db.WorkspaceStateSaveParams{TenantID: tenant, Scope: workspaceScope(session),
-			Winners: winners, Scores: mustJSON(res.Scores), Now: now})
+		return c.q.WithTx(tx).WorkspaceStateSave(ctx, db.WorkspaceStateSaveParams{
+			TenantID: tenant, Scope: workspaceScope(session),
+			Winners: winners, Scores: mustJSON(res.Scores), Now: now,
+		})
 	}); err != nil {
 		return nil, interpretError("saving the workspace state", err)
 	}
@@ -589,12 +613,16 @@ func (c *Coordinator) contextWorkspace(ctx context.Context, tenant string, sessi
 	}
 	out.Workspace.Sections = []WorkspaceSection{}
 	for _, sec := range res.Sections {
-		out.Workspace.Sections = append(out.Workspace.Sections, WorkspaceSection{Module: sec.Module, Decision: sec.Decision,
-			Effective: sec.Effective, Share: sec.Share, Used: sec.Used, Items: len(sec.Items), Skipped: len(sec.Skipped)})
+		out.Workspace.Sections = append(out.Workspace.Sections, WorkspaceSection{
+			Module: sec.Module, Decision: sec.Decision,
+			Effective: sec.Effective, Share: sec.Share, Used: sec.Used, Items: len(sec.Items), Skipped: len(sec.Skipped),
+		})
 		for _, it := range sec.Items {
 			w := byItem[sec.Module][it.ID]
-			out.Items = append(out.Items, ContextItem{ID: w.id, Section: string(sec.Module), Content: it.Text,
-				Tokens: it.Tokens, Score: w.score})
+			out.Items = append(out.Items, ContextItem{
+				ID: w.id, Section: string(sec.Module), Content: it.Text,
+				Tokens: it.Tokens, Score: w.score,
+			})
 		}
 	}
 	out.Used += res.Used
@@ -628,14 +656,18 @@ func (c *Coordinator) workspaceInputs(ctx context.Context, q *db.Queries, tenant
 		}
 	}
 	if sw.enabled("prospective") {
-		if in.fired, err = q.ProspectiveFiredSince(ctx, db.ProspectiveFiredSinceParams{TenantID: tenant,
-			Since: now.Add(-ProspectiveSurfaceWindow), K: ProspectiveSurfaceMax}); err != nil {
+		if in.fired, err = q.ProspectiveFiredSince(ctx, db.ProspectiveFiredSinceParams{
+			TenantID: tenant,
+			Since:    now.Add(-ProspectiveSurfaceWindow), K: ProspectiveSurfaceMax,
+		}); err != nil {
 			return err
 		}
 	}
 	if sw.enabled("metacog_monitor") {
-		if in.alerts, err = q.WorkspaceMetacogAlerts(ctx, db.WorkspaceMetacogAlertsParams{TenantID: tenant,
-			Since: now.Add(-WorkspaceAlertWindow), K: WorkspaceMaxAlerts}); err != nil {
+		if in.alerts, err = q.WorkspaceMetacogAlerts(ctx, db.WorkspaceMetacogAlertsParams{
+			TenantID: tenant,
+			Since:    now.Add(-WorkspaceAlertWindow), K: WorkspaceMaxAlerts,
+		}); err != nil {
 			return err
 		}
 	}

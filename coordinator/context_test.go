@@ -44,8 +44,10 @@ func zeusWorld(t *testing.T, b *testBundle, tenant string) uuid.UUID {
 		_, err := b.co.Store(ctx, in)
 		require.NoError(t, err)
 	}
-	_, err := b.co.AddIntention(ctx, tenant, coordinator.IntentionInput{Content: "announce the Zeus release", Cue: "Zeus release",
-		Priority: "high"})
+	_, err := b.co.AddIntention(ctx, tenant, coordinator.IntentionInput{
+		Content: "announce the Zeus release", Cue: "Zeus release",
+		Priority: "high",
+	})
 	require.NoError(t, err)
 	execSQL(t, b.cfg.Pool, `INSERT INTO zb.metacog_event (tenant_id, kind, value, alert, detail, created_at)
 		VALUES ($1, 'recency_bias', 0.2, true, '{"message": "recall favours recent memories"}', $2)`, tenant, t0)
@@ -134,8 +136,10 @@ func TestWorkspaceHysteresis(t *testing.T) {
 	b := setup(t, nil)
 	ctx := ctxT(t)
 	sess := uuid.New()
-	w, err := b.co.Store(ctx, coordinator.StoreInput{TenantID: "hy", Content: "refactoring the parser module",
-		Layer: coordinator.LayerWorking, SessionID: &sess})
+	w, err := b.co.Store(ctx, coordinator.StoreInput{
+		TenantID: "hy", Content: "refactoring the parser module",
+		Layer: coordinator.LayerWorking, SessionID: &sess,
+	})
 	require.NoError(t, err)
 	_, err = b.co.Store(ctx, coordinator.StoreInput{TenantID: "hy", Content: "The parser handles German dates"})
 	require.NoError(t, err)

@@ -173,8 +173,10 @@ func (c *Coordinator) Erase(ctx context.Context, tenant string, scope EraseScope
 	if err := checkTenant(tenant); err != nil {
 		return nil, err
 	}
-	params := db.EraseScopeParams{TenantID: tenant, Scope: string(scope.Kind), Actor: opts.Actor, Now: c.clock.Now(),
-		DryRun: opts.DryRun}
+	params := db.EraseScopeParams{
+		TenantID: tenant, Scope: string(scope.Kind), Actor: opts.Actor, Now: c.clock.Now(),
+		DryRun: opts.DryRun,
+	}
 	if params.Actor == "" {
 		params.Actor = c.cfg.Actor
 	}

@@ -372,9 +372,11 @@ func (c *Coordinator) Export(ctx context.Context, tenant string, w io.Writer, op
 		if err != nil {
 			return err
 		}
-		rep.Counts = ExportCounts{Sessions: cnt.Sessions, Entities: cnt.Entities, Memories: cnt.Memories,
+		rep.Counts = ExportCounts{
+			Sessions: cnt.Sessions, Entities: cnt.Entities, Memories: cnt.Memories,
 			Mentions: cnt.Mentions, Edges: cnt.Edges, Links: cnt.Links, ReviewLogs: cnt.ReviewLogs, Evidence: cnt.Evidence,
-			Reconsolidations: cnt.Reconsolidations}
+			Reconsolidations: cnt.Reconsolidations,
+		}
 		total = rep.Counts.Total()
 		install, err := q.ConfigGet(ctx, "install_id")
 		if err != nil {
@@ -390,9 +392,11 @@ func (c *Coordinator) Export(ctx context.Context, tenant string, w io.Writer, op
 			return err
 		}
 		rep.Origin = install + "/" + tenant
-		if err := enc.Encode(ExportHeader{Type: RecordHeader, Format: ExportFormat, Version: ExportVersion, Tenant: tenant,
+		if err := enc.Encode(ExportHeader{
+			Type: RecordHeader, Format: ExportFormat, Version: ExportVersion, Tenant: tenant,
 			Origin: rep.Origin, ExportedAt: now.UTC(), EmbeddingDim: dim, EmbeddingModel: active, Embeddings: opts.Embeddings,
-			Counts: rep.Counts}); err != nil {
+			Counts: rep.Counts,
+		}); err != nil {
 			return err
 		}
 		progress(0)
@@ -403,8 +407,10 @@ func (c *Coordinator) Export(ctx context.Context, tenant string, w io.Writer, op
 		}
 		for _, s := range sessions {
 			la := s.LastActivityAt
-			if err := enc.Encode(SessionRecord{Type: RecordSession, ID: s.ID, Context: s.Context, StartedAt: s.StartedAt,
-				LastActivityAt: &la, EndedAt: s.EndedAt, ConsolidatedAt: s.ConsolidatedAt, Metadata: s.Metadata}); err != nil {
+			if err := enc.Encode(SessionRecord{
+				Type: RecordSession, ID: s.ID, Context: s.Context, StartedAt: s.StartedAt,
+				LastActivityAt: &la, EndedAt: s.EndedAt, ConsolidatedAt: s.ConsolidatedAt, Metadata: s.Metadata,
+			}); err != nil {
 				return err
 			}
 		}
@@ -415,17 +421,21 @@ func (c *Coordinator) Export(ctx context.Context, tenant string, w io.Writer, op
 			return err
 		}
 		for _, e := range ents {
-			if err := enc.Encode(EntityRecord{Type: RecordEntity, ID: e.ID, Context: e.Context, Name: e.Name,
+			if err := enc.Encode(EntityRecord{
+				Type: RecordEntity, ID: e.ID, Context: e.Context, Name: e.Name,
 				NormalizedName: e.NormalizedName, EntityType: e.Type, MentionCount: e.MentionCount, CreatedAt: e.CreatedAt,
-				UpdatedAt: e.UpdatedAt}); err != nil {
+				UpdatedAt: e.UpdatedAt,
+			}); err != nil {
 				return err
 			}
 		}
 		progress(int64(len(ents)))
 
 		for after := int64(0); ; {
-			page, err := q.ExportMemoryPage(ctx, db.ExportMemoryPageParams{TenantID: tenant, AfterID: after, K: exportPage,
-				WithEmbeddings: opts.Embeddings})
+			page, err := q.ExportMemoryPage(ctx, db.ExportMemoryPageParams{
+				TenantID: tenant, AfterID: after, K: exportPage,
+				WithEmbeddings: opts.Embeddings,
+			})
 			if err != nil {
 				return err
 			}
@@ -447,8 +457,10 @@ func (c *Coordinator) Export(ctx context.Context, tenant string, w io.Writer, op
 				return err
 			}
 			for _, m := range page {
-				if err := enc.Encode(MentionRecord{Type: RecordMention, MemoryID: m.MemoryID, EntityID: m.EntityID,
-					SpanStart: m.SpanStart, SpanEnd: m.SpanEnd}); err != nil {
+				if err := enc.Encode(MentionRecord{
+					Type: RecordMention, MemoryID: m.MemoryID, EntityID: m.EntityID,
+					SpanStart: m.SpanStart, SpanEnd: m.SpanEnd,
+				}); err != nil {
 					return err
 				}
 			}
@@ -464,9 +476,11 @@ func (c *Coordinator) Export(ctx context.Context, tenant string, w io.Writer, op
 			return err
 		}
 		for _, e := range edges {
-			if err := enc.Encode(EdgeRecord{Type: RecordEdge, SourceID: e.SourceID, TargetID: e.TargetID, Relation: string(e.Relation),
+			if err := enc.Encode(EdgeRecord{
+				Type: RecordEdge, SourceID: e.SourceID, TargetID: e.TargetID, Relation: string(e.Relation),
 				Weight: e.Weight, Variance: e.Variance, ActivationCount: e.ActivationCount, Origin: e.Origin, CreatedAt: e.CreatedAt,
-				LastActivatedAt: e.LastActivatedAt}); err != nil {
+				LastActivatedAt: e.LastActivatedAt,
+			}); err != nil {
 				return err
 			}
 		}
@@ -477,8 +491,10 @@ func (c *Coordinator) Export(ctx context.Context, tenant string, w io.Writer, op
 			return err
 		}
 		for _, l := range links {
-			if err := enc.Encode(LinkRecord{Type: RecordLink, SourceID: l.SourceID, TargetID: l.TargetID, Relation: string(l.Relation),
-				Weight: l.Weight, Origin: l.Origin, CreatedAt: l.CreatedAt}); err != nil {
+			if err := enc.Encode(LinkRecord{
+				Type: RecordLink, SourceID: l.SourceID, TargetID: l.TargetID, Relation: string(l.Relation),
+				Weight: l.Weight, Origin: l.Origin, CreatedAt: l.CreatedAt,
+			}); err != nil {
 				return err
 			}
 		}
@@ -489,9 +505,11 @@ func (c *Coordinator) Export(ctx context.Context, tenant string, w io.Writer, op
 			return err
 		}
 		for _, r := range reviews {
-			if err := enc.Encode(ReviewLogRecord{Type: RecordReviewLog, ID: r.ID, MemoryID: r.MemoryID, Grade: r.Grade,
+			if err := enc.Encode(ReviewLogRecord{
+				Type: RecordReviewLog, ID: r.ID, MemoryID: r.MemoryID, Grade: r.Grade,
 				ReviewedAt: r.ReviewedAt, StateBefore: r.StateBefore, IntervalDays: r.IntervalDays, VmpfcPE: r.VmpfcPe,
-				Multiplier: r.Multiplier}); err != nil {
+				Multiplier: r.Multiplier,
+			}); err != nil {
 				return err
 			}
 		}
@@ -502,8 +520,10 @@ func (c *Coordinator) Export(ctx context.Context, tenant string, w io.Writer, op
 			return err
 		}
 		for _, v := range evidence {
-			if err := enc.Encode(EvidenceRecord{Type: RecordEvidence, ID: v.ID, MemoryID: v.MemoryID, Kind: v.Kind, Weight: v.Weight,
-				Source: v.Source, SourceMemoryID: deref(v.SourceMemoryID), CreatedAt: v.CreatedAt}); err != nil {
+			if err := enc.Encode(EvidenceRecord{
+				Type: RecordEvidence, ID: v.ID, MemoryID: v.MemoryID, Kind: v.Kind, Weight: v.Weight,
+				Source: v.Source, SourceMemoryID: deref(v.SourceMemoryID), CreatedAt: v.CreatedAt,
+			}); err != nil {
 				return err
 			}
 		}
@@ -514,11 +534,13 @@ func (c *Coordinator) Export(ctx context.Context, tenant string, w io.Writer, op
 			return err
 		}
 		for _, e := range recons {
-			if err := enc.Encode(ReconsolidationRecord{Type: RecordReconsolidation, ID: e.ID, MemoryID: e.MemoryID,
+			if err := enc.Encode(ReconsolidationRecord{
+				Type: RecordReconsolidation, ID: e.ID, MemoryID: e.MemoryID,
 				TriggerID: deref(e.TriggerID), ResultID: deref(e.ResultID), Mode: string(e.Mode), RawPE: e.RawPe,
 				EffectivePE: e.EffectivePe, Contradiction: e.Contradiction, Blocked: e.Blocked, Snapshot: e.Snapshot,
 				NewContent: e.NewContent, AppliedAt: e.AppliedAt, RolledBackAt: e.RolledBackAt,
-				RollbackReason: e.RollbackReason}); err != nil {
+				RollbackReason: e.RollbackReason,
+			}); err != nil {
 				return err
 			}
 		}
@@ -526,8 +548,10 @@ func (c *Coordinator) Export(ctx context.Context, tenant string, w io.Writer, op
 		if err := bw.Flush(); err != nil {
 			return fmt.Errorf("error writing the export: %w", err)
 		}
-		return c.audit(ctx, q, tenant, "tenant.export", nil, now, map[string]any{"counts": rep.Counts,
-			"embeddings": opts.Embeddings, "bytes": cw.n, "origin": rep.Origin})
+		return c.audit(ctx, q, tenant, "tenant.export", nil, now, map[string]any{
+			"counts":     rep.Counts,
+			"embeddings": opts.Embeddings, "bytes": cw.n, "origin": rep.Origin,
+		})
 	})
 	if err != nil {
 		return nil, interpretError(fmt.Sprintf("exporting tenant %s", tenant), err)
@@ -553,13 +577,15 @@ func memoryRecordOf(m *db.ExportMemoryPageRow, origin string) MemoryRecord {
 	f := func(x float32) float64 { return float64(x) }
 	imp, pri, dif, ca, cb, conf := f(m.Importance), f(m.Priority), m.Difficulty, m.ConfAlpha, m.ConfBeta, m.Confidence
 	upd, last := m.UpdatedAt, m.LastAccessedAt
-	r := MemoryRecord{Type: RecordMemory, ID: m.ID, Layer: Layer(m.Layer), Kind: m.Kind, Context: m.Context,
+	r := MemoryRecord{
+		Type: RecordMemory, ID: m.ID, Layer: Layer(m.Layer), Kind: m.Kind, Context: m.Context,
 		Content: m.Content, Status: string(m.Status), SessionID: m.SessionID, OccurredAt: m.OccurredAt, CreatedAt: m.CreatedAt,
 		UpdatedAt: &upd, DerivedAt: m.DerivedAt, EventFrom: m.EventFrom, EventTo: m.EventTo, ValidFrom: m.ValidFrom,
 		ValidTo: m.ValidTo, SourceIDs: m.SourceIDs, Metadata: m.Metadata, AIGenerated: m.AiGenerated, Valence: f(m.Valence),
 		Arousal: f(m.Arousal), Significance: f(m.Significance), Importance: &imp, Priority: &pri, AccessCount: m.AccessCount,
 		LastAccessedAt: &last, Stability: m.Stability, Difficulty: &dif, FadeAt: m.FadeAt, ValueEstimate: m.ValueEstimate,
-		ConfAlpha: &ca, ConfBeta: &cb, Confidence: &conf, Embedding: m.Embedding}
+		ConfAlpha: &ca, ConfBeta: &cb, Confidence: &conf, Embedding: m.Embedding,
+	}
 	if m.ExternalID != nil {
 		r.ExternalID = *m.ExternalID
 	}
@@ -596,14 +622,18 @@ func memoryRecordOf(m *db.ExportMemoryPageRow, origin string) MemoryRecord {
 		r.Procedure = p
 	}
 	if m.HasReview && m.CardDue != nil {
-		r.Review = &ReviewRecord{Stability: deref(m.CardStability), Difficulty: deref(m.CardDifficulty), Due: *m.CardDue,
+		r.Review = &ReviewRecord{
+			Stability: deref(m.CardStability), Difficulty: deref(m.CardDifficulty), Due: *m.CardDue,
 			Reps: deref(m.CardReps), Lapses: deref(m.CardLapses), State: deref(m.CardState), ElapsedDays: deref(m.CardElapsedDays),
-			ScheduledDays: deref(m.CardScheduledDays), LastReview: m.CardLastReview, AccessesAtReview: deref(m.CardAccessesAtReview)}
+			ScheduledDays: deref(m.CardScheduledDays), LastReview: m.CardLastReview, AccessesAtReview: deref(m.CardAccessesAtReview),
+		}
 	}
 	for i, name := range m.CopyNames {
 		if i < len(m.CopyStrengths) && i < len(m.CopyTaus) && i < len(m.CopyCreated) {
-			r.Copies = append(r.Copies, CopyRecord{Copy: name, InitialStrength: m.CopyStrengths[i], TauSeconds: m.CopyTaus[i],
-				CreatedAt: m.CopyCreated[i]})
+			r.Copies = append(r.Copies, CopyRecord{
+				Copy: name, InitialStrength: m.CopyStrengths[i], TauSeconds: m.CopyTaus[i],
+				CreatedAt: m.CopyCreated[i],
+			})
 		}
 	}
 	return r

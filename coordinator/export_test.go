@@ -167,8 +167,10 @@ func export(t *testing.T, co *coordinator.Coordinator, tenant string, emb bool) 
 func tenantCounts(t *testing.T, pool *pgxpool.Pool, tenant string) map[string]int {
 	t.Helper()
 	out := map[string]int{}
-	for _, tb := range []string{"memory", "session", "entity", "mention", "edge", "memory_link", "review_state", "procedure",
-		"triple_copy", "import_key", "review_log", "confidence_evidence", "reconsolidation_event"} {
+	for _, tb := range []string{
+		"memory", "session", "entity", "mention", "edge", "memory_link", "review_state", "procedure",
+		"triple_copy", "import_key", "review_log", "confidence_evidence", "reconsolidation_event",
+	} {
 		out[tb] = queryInt(t, pool, fmt.Sprintf(`SELECT count(*) FROM zb.%s WHERE tenant_id = $1`, tb), tenant)
 	}
 	return out
@@ -247,13 +249,15 @@ func TestImportResumesAfterInterruption(t *testing.T) {
 	// Cancel after the first batch of 3 records committed.
 	ctx, cancel := context.WithCancel(ctxT(t))
 	batches := 0
-	_, err := b.co.Import(ctx, "dst", bytes.NewReader(out), &coordinator.ImportOpts{BatchSize: 3,
+	_, err := b.co.Import(ctx, "dst", bytes.NewReader(out), &coordinator.ImportOpts{
+		BatchSize: 3,
 		Progress: func(phase string, done, total int64) {
 			if phase == coordinator.PhaseImport {
 				batches++
 				cancel()
 			}
-		}})
+		},
+	})
 	require.Error(t, err)
 	require.Equal(t, 1, batches)
 	var be *coordinator.ImportBatchError

@@ -49,16 +49,20 @@ func TestFadeQueueMirrorsMemory(t *testing.T) {
 		if i%2 == 1 {
 			layer = coordinator.LayerEpisodic
 		}
-		items = append(items, coordinator.StoreInput{TenantID: ten, Layer: layer,
-			Content: fmt.Sprintf("%s repaired the %s bicycle in %s", hotName(i), hotWord(i), hotPlace(i))})
+		items = append(items, coordinator.StoreInput{
+			TenantID: ten, Layer: layer,
+			Content: fmt.Sprintf("%s repaired the %s bicycle in %s", hotName(i), hotWord(i), hotPlace(i)),
+		})
 	}
 	stored, err := b.co.StoreBatch(ctx, items) // COPY
 	require.NoError(t, err)
 	require.EqualValues(t, 40, stored)
 	one, err := b.co.Store(ctx, coordinator.StoreInput{TenantID: ten, Content: "Greta keeps the tandem keys in the blue drawer"})
 	require.NoError(t, err)
-	core, err := b.co.Store(ctx, coordinator.StoreInput{TenantID: ten, Layer: coordinator.LayerCore, CoreLabel: "name",
-		Content: "The user's name is Ines"})
+	core, err := b.co.Store(ctx, coordinator.StoreInput{
+		TenantID: ten, Layer: coordinator.LayerCore, CoreLabel: "name",
+		Content: "The user's name is Ines",
+	})
 	require.NoError(t, err)
 	scheduled := requireFadeQueueMirrors(t, pool, ten)
 	require.Equal(t, 41, scheduled, "the 40 batch memories and the single store have a fade time, core has none")

@@ -174,8 +174,10 @@ func (c *Coordinator) SetGovernance(ctx context.Context, tenant string, s Govern
 		if _, err := q.GovernanceSettingsMerge(ctx, db.GovernanceSettingsMergeParams{TenantID: tenant, Patch: patch}); err != nil {
 			return err
 		}
-		return c.audit(ctx, q, tenant, "governance.update", nil, now, map[string]any{"consent_required": s.ConsentRequired,
-			"approval_required": len(ops), "operations": ops})
+		return c.audit(ctx, q, tenant, "governance.update", nil, now, map[string]any{
+			"consent_required":  s.ConsentRequired,
+			"approval_required": len(ops), "operations": ops,
+		})
 	})
 	return interpretError("setting governance", err)
 }
@@ -228,8 +230,10 @@ func (c *Coordinator) GrantConsent(ctx context.Context, tenant string, in Consen
 			return err
 		}
 		var err error
-		if id, err = q.ConsentInsert(ctx, db.ConsentInsertParams{TenantID: tenant, Subject: in.Subject, Purpose: in.Purpose,
-			Context: cx, Now: now, Evidence: in.Evidence}); err != nil {
+		if id, err = q.ConsentInsert(ctx, db.ConsentInsertParams{
+			TenantID: tenant, Subject: in.Subject, Purpose: in.Purpose,
+			Context: cx, Now: now, Evidence: in.Evidence,
+		}); err != nil {
 			return err
 		}
 		return c.audit(ctx, q, tenant, "consent.grant", nil, now, map[string]any{"consent_id": id, "scope": contextOrAll(in.Context)})
@@ -378,8 +382,10 @@ type Approval struct {
 }
 
 func approvalFromRow(r db.ZbApprovalRequest) Approval {
-	a := Approval{ID: r.ID, TenantID: r.TenantID, Operation: r.Operation, Payload: r.Payload, Status: r.Status,
-		RequestedBy: r.RequestedBy, RequestedAt: r.RequestedAt, DecidedAt: r.DecidedAt}
+	a := Approval{
+		ID: r.ID, TenantID: r.TenantID, Operation: r.Operation, Payload: r.Payload, Status: r.Status,
+		RequestedBy: r.RequestedBy, RequestedAt: r.RequestedAt, DecidedAt: r.DecidedAt,
+	}
 	if r.DecidedBy != nil {
 		a.DecidedBy = *r.DecidedBy
 	}
@@ -493,8 +499,10 @@ func (c *Coordinator) gateTx(ctx context.Context, q *db.Queries, tenant, operati
 		}
 	}
 	now := c.clock.Now()
-	r, err := q.ApprovalInsert(ctx, db.ApprovalInsertParams{TenantID: tenant, Operation: operation, Payload: pl,
-		RequestedBy: actor, Now: now})
+	r, err := q.ApprovalInsert(ctx, db.ApprovalInsertParams{
+		TenantID: tenant, Operation: operation, Payload: pl,
+		RequestedBy: actor, Now: now,
+	})
 	if err != nil {
 		return 0, err
 	}
@@ -521,8 +529,10 @@ func samePayload(a, b []byte) bool {
 // (with the new value) is queued in the store's transaction, res says OutcomePendingApproval,
 // and pending is true (the memory is left as it is).
 func (c *Coordinator) gateCore(ctx context.Context, q *db.Queries, p *prepared, memoryID int64, res *StoreResult) (pending bool, err error) {
-	id, err := c.gateTx(ctx, q, p.in.TenantID, OpCoreOverwrite, map[string]any{"memory_id": memoryID, "label": p.in.CoreLabel,
-		"context": p.context, "content": p.in.Content}, c.cfg.Actor)
+	id, err := c.gateTx(ctx, q, p.in.TenantID, OpCoreOverwrite, map[string]any{
+		"memory_id": memoryID, "label": p.in.CoreLabel,
+		"context": p.context, "content": p.in.Content,
+	}, c.cfg.Actor)
 	if err != nil || id == 0 {
 		return false, err
 	}
@@ -595,8 +605,10 @@ func (c *Coordinator) Decide(ctx context.Context, id int64, approve bool, actor,
 		err = c.beginTenant(ctx, tenant, func(tx pgx.Tx) error {
 			q := c.q.WithTx(tx)
 			var err error
-			if req, err = q.ApprovalDecide(ctx, db.ApprovalDecideParams{TenantID: tenant, ID: id, Status: status, DecidedBy: actor,
-				Now: now, Reason: rsn}); err != nil {
+			if req, err = q.ApprovalDecide(ctx, db.ApprovalDecideParams{
+				TenantID: tenant, ID: id, Status: status, DecidedBy: actor,
+				Now: now, Reason: rsn,
+			}); err != nil {
 				return err
 			}
 			return c.auditAs(ctx, q, tenant, actor, action, now, map[string]any{"approval_id": id, "operation": req.Operation})
@@ -651,8 +663,10 @@ func (c *Coordinator) execute(ctx context.Context, req db.ZbApprovalRequest, act
 		if pl.Content == "" {
 			return fmt.Errorf("%w: approval request %d holds no value (it was erased)", ErrNotFound, req.ID)
 		}
-		if _, err := c.Store(ctx, StoreInput{TenantID: tenant, Content: pl.Content, Layer: LayerCore, CoreLabel: pl.Label,
-			Context: pl.Context}); err != nil {
+		if _, err := c.Store(ctx, StoreInput{
+			TenantID: tenant, Content: pl.Content, Layer: LayerCore, CoreLabel: pl.Label,
+			Context: pl.Context,
+		}); err != nil {
 			return err
 		}
 	case OpAlgorithmSwitch:
@@ -674,8 +688,10 @@ func (c *Coordinator) markExecuted(ctx context.Context, tenant string, req db.Zb
 		if _, err := q.ApprovalMarkExecuted(ctx, db.ApprovalMarkExecutedParams{TenantID: tenant, ID: req.ID}); err != nil {
 			return err
 		}
-		return c.auditAs(ctx, q, tenant, actor, "approval.execute", now, map[string]any{"approval_id": req.ID,
-			"operation": req.Operation})
+		return c.auditAs(ctx, q, tenant, actor, "approval.execute", now, map[string]any{
+			"approval_id": req.ID,
+			"operation":   req.Operation,
+		})
 	})
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return interpretError("marking approval executed", err)
@@ -685,6 +701,8 @@ func (c *Coordinator) markExecuted(ctx context.Context, tenant string, req db.Zb
 
 // auditAs appends an audit event of tenant with an explicit actor (the approver of a decision).
 func (c *Coordinator) auditAs(ctx context.Context, q *db.Queries, tenant, actor, action string, now time.Time, detail any) error {
-	return q.AuditEventInsert(ctx, db.AuditEventInsertParams{TenantID: tenant, At: now, Actor: actor, Action: action,
-		Detail: mustJSON(detail)})
+	return q.AuditEventInsert(ctx, db.AuditEventInsertParams{
+		TenantID: tenant, At: now, Actor: actor, Action: action,
+		Detail: mustJSON(detail),
+	})
 }

@@ -109,8 +109,10 @@ func TestForgetMatchesSQLForget(t *testing.T) {
 	}
 	var ids [2]int64
 	for i := range ids {
-		r, err := co.Store(ctx, coordinator.StoreInput{TenantID: "f", Content: "Bob's bike is red.", ExternalID: uuid.NewString(),
-			Metadata: map[string]any{"speaker": "Bob"}})
+		r, err := co.Store(ctx, coordinator.StoreInput{
+			TenantID: "f", Content: "Bob's bike is red.", ExternalID: uuid.NewString(),
+			Metadata: map[string]any{"speaker": "Bob"},
+		})
 		require.NoError(t, err)
 		ids[i] = r.ID
 	}

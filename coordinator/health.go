@@ -102,9 +102,11 @@ func (c *Coordinator) Health(ctx context.Context, tenant string) (*HealthReport,
 		return nil, err
 	}
 	now := c.clock.Now()
-	rep := &HealthReport{Tenant: tenant, At: now,
+	rep := &HealthReport{
+		Tenant: tenant, At: now,
 		Spectral: SpectralHealth{Threshold: spectral.FragmentationThresholdDefault, Trend: []SpectralPoint{}},
-		Metacog:  MetacogHealth{Alerts: []MetacogEntry{}, Latest: []MetacogEntry{}}, Gaps: KnowledgeGaps{Gaps: []curiosity.Gap{}}}
+		Metacog:  MetacogHealth{Alerts: []MetacogEntry{}, Latest: []MetacogEntry{}}, Gaps: KnowledgeGaps{Gaps: []curiosity.Gap{}},
+	}
 	// One read-only snapshot bound to the tenant.
 	err := c.beginTenantTx(ctx, tenant, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		q := c.q.WithTx(tx)
@@ -129,8 +131,10 @@ func (c *Coordinator) Health(ctx context.Context, tenant string) (*HealthReport,
 		var xs, ys []float64
 		for i := len(runs) - 1; i >= 0; i-- {
 			r := runs[i]
-			rep.Spectral.Trend = append(rep.Spectral.Trend, SpectralPoint{RunID: r.ID, At: r.StartedAt, Trigger: r.Trigger,
-				FiedlerBefore: r.FiedlerBefore, FiedlerAfter: r.FiedlerAfter, Edges: r.EdgesAfter, Memories: r.StorageAfter})
+			rep.Spectral.Trend = append(rep.Spectral.Trend, SpectralPoint{
+				RunID: r.ID, At: r.StartedAt, Trigger: r.Trigger,
+				FiedlerBefore: r.FiedlerBefore, FiedlerAfter: r.FiedlerAfter, Edges: r.EdgesAfter, Memories: r.StorageAfter,
+			})
 			if r.FiedlerAfter != nil {
 				xs, ys = append(xs, float64(len(xs))), append(ys, *r.FiedlerAfter)
 			}

@@ -144,18 +144,24 @@ func (c *Coordinator) hyperagentStep(ctx context.Context, q *db.Queries, tenant 
 	rep := &HyperagentReport{Signals: sig, Adjustments: nonNil(e.Adjustments), AdjustmentIDs: []int64{}, Note: e.Note}
 	for _, a := range e.Adjustments {
 		b := bounds[a.Param]
-		if err := q.McParamSet(ctx, db.McParamSetParams{TenantID: tenant, Name: string(a.Param), Value: a.To, MinValue: b.Min,
-			MaxValue: b.Max, Now: now}); err != nil {
+		if err := q.McParamSet(ctx, db.McParamSetParams{
+			TenantID: tenant, Name: string(a.Param), Value: a.To, MinValue: b.Min,
+			MaxValue: b.Max, Now: now,
+		}); err != nil {
 			return nil, fmt.Errorf("error writing parameter %s: %w", a.Param, err)
 		}
-		id, err := q.McAdjustmentInsert(ctx, db.McAdjustmentInsertParams{TenantID: tenant, Parameter: string(a.Param),
-			OldValue: a.From, NewValue: a.To, Reason: a.Reason, Signals: mustJSON(sig), Now: now})
+		id, err := q.McAdjustmentInsert(ctx, db.McAdjustmentInsertParams{
+			TenantID: tenant, Parameter: string(a.Param),
+			OldValue: a.From, NewValue: a.To, Reason: a.Reason, Signals: mustJSON(sig), Now: now,
+		})
 		if err != nil {
 			return nil, fmt.Errorf("error logging adjustment of %s: %w", a.Param, err)
 		}
 		rep.AdjustmentIDs = append(rep.AdjustmentIDs, id)
-		if err := c.audit(ctx, q, tenant, "hyperagent.adjust", nil, now, map[string]any{"id": id, "param": a.Param,
-			"from": a.From, "to": a.To, "reason": a.Reason, "risk": e.Risk}); err != nil {
+		if err := c.audit(ctx, q, tenant, "hyperagent.adjust", nil, now, map[string]any{
+			"id": id, "param": a.Param,
+			"from": a.From, "to": a.To, "reason": a.Reason, "risk": e.Risk,
+		}); err != nil {
 			return nil, err
 		}
 	}
@@ -194,8 +200,10 @@ func (c *Coordinator) RevertHyperagentAdjustment(ctx context.Context, tenant str
 				cur = setParam(cur, hyperagent.Param(r.Name), r.Value)
 			}
 		}
-		entry := hyperagent.Entry{ID: fmt.Sprint(id), At: a.AppliedAt,
-			Adjustments: []hyperagent.Adjustment{{Param: hyperagent.Param(a.Parameter), From: a.OldValue, To: a.NewValue}}}
+		entry := hyperagent.Entry{
+			ID: fmt.Sprint(id), At: a.AppliedAt,
+			Adjustments: []hyperagent.Adjustment{{Param: hyperagent.Param(a.Parameter), From: a.OldValue, To: a.NewValue}},
+		}
 		back, err := hyperagent.Revert(cur, entry)
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrConflict, err)
@@ -205,15 +213,19 @@ func (c *Coordinator) RevertHyperagentAdjustment(ctx context.Context, tenant str
 			b = hyperagent.DefaultBounds()[hyperagent.Param(a.Parameter)]
 		}
 		v, _ := back.Get(hyperagent.Param(a.Parameter))
-		if err := q.McParamSet(ctx, db.McParamSetParams{TenantID: tenant, Name: a.Parameter, Value: v, MinValue: b.Min, MaxValue: b.Max,
-			Now: now}); err != nil {
+		if err := q.McParamSet(ctx, db.McParamSetParams{
+			TenantID: tenant, Name: a.Parameter, Value: v, MinValue: b.Min, MaxValue: b.Max,
+			Now: now,
+		}); err != nil {
 			return err
 		}
 		if err := q.McAdjustmentReverted(ctx, db.McAdjustmentRevertedParams{TenantID: tenant, ID: id, Now: now}); err != nil {
 			return err
 		}
-		return c.audit(ctx, q, tenant, "hyperagent.revert", nil, now, map[string]any{"id": id, "param": a.Parameter,
-			"from": a.NewValue, "to": a.OldValue})
+		return c.audit(ctx, q, tenant, "hyperagent.revert", nil, now, map[string]any{
+			"id": id, "param": a.Parameter,
+			"from": a.NewValue, "to": a.OldValue,
+		})
 	})
 	if err != nil {
 		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrConflict) {

@@ -354,10 +354,12 @@ func (c *Coordinator) Import(ctx context.Context, tenant string, r io.ReadSeeker
 	if err != nil {
 		return nil, interpretError("reading core labels", err)
 	}
-	im := &importer{c: c, tenant: tenant, dim: dim, active: active, batch: batch, now: c.clock.Now(), dry: opts.DryRun,
+	im := &importer{
+		c: c, tenant: tenant, dim: dim, active: active, batch: batch, now: c.clock.Now(), dry: opts.DryRun,
 		rep: &ImportReport{Tenant: tenant, DryRun: opts.DryRun}, total: size, progres: opts.Progress,
 		labels: map[string]string{}, memIDs: map[int64]int{}, entIDs: map[int64]bool{}, keys: map[string]int{},
-		fileLbls: map[string]int{}}
+		fileLbls: map[string]int{},
+	}
 	for _, l := range labels {
 		im.labels[l.CoreLabel] = l.Xid
 	}
@@ -491,8 +493,10 @@ func checkSpan(name string, from, to *time.Time) error {
 	return nil
 }
 
-var edgeOrigins = map[string]bool{"hebbian": true, "extraction": true, "sleep": true, "user": true, "consolidation": true}
-var linkOrigins = map[string]bool{"derive": true, "reconsolidation": true, "debate": true, "sleep": true, "consolidation": true, "user": true}
+var (
+	edgeOrigins = map[string]bool{"hebbian": true, "extraction": true, "sleep": true, "user": true, "consolidation": true}
+	linkOrigins = map[string]bool{"derive": true, "reconsolidation": true, "debate": true, "sleep": true, "consolidation": true, "user": true}
+)
 
 // memoryKey returns the key a memory is imported under.
 func memoryKey(m *MemoryRecord, origin string) string {
@@ -822,8 +826,12 @@ func (im *importer) checkMemory(rec *record) error {
 		n      string
 		v      float64
 		lo, hi float64
-	}{{"valence", m.Valence, -1, 1}, {"arousal", m.Arousal, 0, 1}, {"significance", m.Significance, 0, 1},
-		{"value_estimate", m.ValueEstimate, -1e6, 1e6}} {
+	}{
+		{"valence", m.Valence, -1, 1},
+		{"arousal", m.Arousal, 0, 1},
+		{"significance", m.Significance, 0, 1},
+		{"value_estimate", m.ValueEstimate, -1e6, 1e6},
+	} {
 		if err := checkUnit(u.n, u.v, u.lo, u.hi); err != nil {
 			return err
 		}
@@ -832,9 +840,15 @@ func (im *importer) checkMemory(rec *record) error {
 		n      string
 		v      *float64
 		lo, hi float64
-	}{{"importance", m.Importance, 0, 1}, {"priority", m.Priority, 0, 1}, {"difficulty", m.Difficulty, 1, 10},
-		{"confidence", m.Confidence, 0, 1}, {"conf_alpha", m.ConfAlpha, 1e-12, math.MaxFloat64},
-		{"conf_beta", m.ConfBeta, 1e-12, math.MaxFloat64}, {"stability", m.Stability, 1e-12, 1e6 - 1e-9}} {
+	}{
+		{"importance", m.Importance, 0, 1},
+		{"priority", m.Priority, 0, 1},
+		{"difficulty", m.Difficulty, 1, 10},
+		{"confidence", m.Confidence, 0, 1},
+		{"conf_alpha", m.ConfAlpha, 1e-12, math.MaxFloat64},
+		{"conf_beta", m.ConfBeta, 1e-12, math.MaxFloat64},
+		{"stability", m.Stability, 1e-12, 1e6 - 1e-9},
+	} {
 		if err := checkOptUnit(u.n, u.v, u.lo, u.hi); err != nil {
 			return err
 		}
@@ -942,9 +956,9 @@ func (im *importer) writeBatch(ctx context.Context, recs []*record) error {
 	var counts ExportCounts
 	var existing, kept, queued, underived int64
 	var fill, derive []int64
-	var memMapAdd = map[int64]int64{}
+	memMapAdd := map[int64]int64{}
 	var relinkAdd []relinkItem
-	var entAdd = map[int64]int64{}
+	entAdd := map[int64]int64{}
 	err := c.beginTenantPrelude(ctx, tenant, txPrelude{lockTimeout: StoreLockTimeout, ensureTenant: true}, func(tx pgx.Tx) error {
 		q := c.q.WithTx(tx)
 		// Memories of this batch already in the tenant: by key, then by external id.
@@ -1003,9 +1017,11 @@ func (im *importer) writeBatch(ctx context.Context, recs []*record) error {
 				if len(md) == 0 || string(md) == "null" {
 					md = json.RawMessage("{}")
 				}
-				if err := q.ImportSessionInsert(ctx, db.ImportSessionInsertParams{TenantID: tenant, ID: s.ID,
+				if err := q.ImportSessionInsert(ctx, db.ImportSessionInsertParams{
+					TenantID: tenant, ID: s.ID,
 					Context: cmp.Or(s.Context, DefaultContext), StartedAt: s.StartedAt, LastActivityAt: la, EndedAt: s.EndedAt,
-					ConsolidatedAt: s.ConsolidatedAt, Metadata: md}); err != nil {
+					ConsolidatedAt: s.ConsolidatedAt, Metadata: md,
+				}); err != nil {
 					return lineErr(err)
 				}
 				im.sessions[s.ID] = true
@@ -1020,9 +1036,11 @@ func (im *importer) writeBatch(ctx context.Context, recs []*record) error {
 				if upd.IsZero() {
 					upd = e.CreatedAt
 				}
-				id, err := q.ImportEntityUpsert(ctx, db.ImportEntityUpsertParams{TenantID: tenant, Context: cmp.Or(e.Context, DefaultContext),
+				id, err := q.ImportEntityUpsert(ctx, db.ImportEntityUpsertParams{
+					TenantID: tenant, Context: cmp.Or(e.Context, DefaultContext),
 					Name: e.Name, NormalizedName: norm, Type: cmp.Or(e.EntityType, "thing"), MentionCount: e.MentionCount,
-					CreatedAt: e.CreatedAt, UpdatedAt: upd})
+					CreatedAt: e.CreatedAt, UpdatedAt: upd,
+				})
 				if err != nil {
 					return lineErr(err)
 				}
@@ -1049,9 +1067,11 @@ func (im *importer) writeBatch(ctx context.Context, recs []*record) error {
 				}
 				if m.SessionID != nil && !im.sessions[*m.SessionID] {
 					// A session the file does not define: create it (or keep the tenant's).
-					if err := q.ImportSessionInsert(ctx, db.ImportSessionInsertParams{TenantID: tenant, ID: *m.SessionID,
+					if err := q.ImportSessionInsert(ctx, db.ImportSessionInsertParams{
+						TenantID: tenant, ID: *m.SessionID,
 						Context: cmp.Or(m.Context, DefaultContext), StartedAt: m.CreatedAt, LastActivityAt: m.CreatedAt,
-						Metadata: json.RawMessage("{}")}); err != nil {
+						Metadata: json.RawMessage("{}"),
+					}); err != nil {
 						return lineErr(err)
 					}
 					im.sessions[*m.SessionID] = true
@@ -1093,8 +1113,10 @@ func (im *importer) writeBatch(ctx context.Context, recs []*record) error {
 				if !ok1 || !ok2 {
 					continue
 				}
-				if err := q.ImportMentionInsert(ctx, db.ImportMentionInsertParams{TenantID: tenant, MemoryID: mid, EntityID: eid,
-					SpanStart: r.men.SpanStart, SpanEnd: r.men.SpanEnd}); err != nil {
+				if err := q.ImportMentionInsert(ctx, db.ImportMentionInsertParams{
+					TenantID: tenant, MemoryID: mid, EntityID: eid,
+					SpanStart: r.men.SpanStart, SpanEnd: r.men.SpanEnd,
+				}); err != nil {
 					return lineErr(err)
 				}
 				counts.Mentions++
@@ -1105,9 +1127,11 @@ func (im *importer) writeBatch(ctx context.Context, recs []*record) error {
 				if !ok1 || !ok2 || s == t {
 					continue
 				}
-				if err := q.ImportEdgeInsert(ctx, db.ImportEdgeInsertParams{TenantID: tenant, SourceID: s, TargetID: t,
+				if err := q.ImportEdgeInsert(ctx, db.ImportEdgeInsertParams{
+					TenantID: tenant, SourceID: s, TargetID: t,
 					Relation: db.ZbEdgeRelation(e.Relation), Weight: e.Weight, Variance: e.Variance, ActivationCount: e.ActivationCount,
-					Origin: cmp.Or(e.Origin, "hebbian"), CreatedAt: e.CreatedAt, LastActivatedAt: e.LastActivatedAt}); err != nil {
+					Origin: cmp.Or(e.Origin, "hebbian"), CreatedAt: e.CreatedAt, LastActivatedAt: e.LastActivatedAt,
+				}); err != nil {
 					return lineErr(err)
 				}
 				counts.Edges++
@@ -1118,9 +1142,11 @@ func (im *importer) writeBatch(ctx context.Context, recs []*record) error {
 				if !ok1 || !ok2 || s == t {
 					continue
 				}
-				if err := q.ImportLinkInsert(ctx, db.ImportLinkInsertParams{TenantID: tenant, SourceID: s, TargetID: t,
+				if err := q.ImportLinkInsert(ctx, db.ImportLinkInsertParams{
+					TenantID: tenant, SourceID: s, TargetID: t,
 					Relation: db.ZbEdgeRelation(l.Relation), Weight: l.Weight, Origin: cmp.Or(l.Origin, "user"),
-					CreatedAt: l.CreatedAt}); err != nil {
+					CreatedAt: l.CreatedAt,
+				}); err != nil {
 					return lineErr(err)
 				}
 				counts.Links++
@@ -1130,9 +1156,11 @@ func (im *importer) writeBatch(ctx context.Context, recs []*record) error {
 				if !ok {
 					continue
 				}
-				n, err := q.ImportReviewLogInsert(ctx, db.ImportReviewLogInsertParams{TenantID: tenant, MemoryID: mid, Grade: l.Grade,
+				n, err := q.ImportReviewLogInsert(ctx, db.ImportReviewLogInsertParams{
+					TenantID: tenant, MemoryID: mid, Grade: l.Grade,
 					ReviewedAt: l.ReviewedAt, StateBefore: l.StateBefore, IntervalDays: l.IntervalDays, VmpfcPe: l.VmpfcPE,
-					Multiplier: l.Multiplier})
+					Multiplier: l.Multiplier,
+				})
 				if err != nil {
 					return lineErr(err)
 				}
@@ -1147,8 +1175,10 @@ func (im *importer) writeBatch(ctx context.Context, recs []*record) error {
 				if s, ok := mapMem(v.SourceMemoryID); ok && v.SourceMemoryID != 0 {
 					src = &s
 				}
-				n, err := q.ImportEvidenceInsert(ctx, db.ImportEvidenceInsertParams{TenantID: tenant, MemoryID: mid, Kind: v.Kind,
-					Weight: v.Weight, Source: cmp.Or(v.Source, "system"), SourceMemoryID: src, CreatedAt: v.CreatedAt})
+				n, err := q.ImportEvidenceInsert(ctx, db.ImportEvidenceInsertParams{
+					TenantID: tenant, MemoryID: mid, Kind: v.Kind,
+					Weight: v.Weight, Source: cmp.Or(v.Source, "system"), SourceMemoryID: src, CreatedAt: v.CreatedAt,
+				})
 				if err != nil {
 					return lineErr(err)
 				}
@@ -1169,10 +1199,12 @@ func (im *importer) writeBatch(ctx context.Context, recs []*record) error {
 				if err != nil {
 					return &LineError{Line: r.line, Err: fmt.Errorf("%w: reconsolidation snapshot: %w", ErrInvalidInput, err)}
 				}
-				n, err := q.ImportReconsolidationInsert(ctx, db.ImportReconsolidationInsertParams{TenantID: tenant, MemoryID: mid,
+				n, err := q.ImportReconsolidationInsert(ctx, db.ImportReconsolidationInsertParams{
+					TenantID: tenant, MemoryID: mid,
 					TriggerID: opt(e.TriggerID), ResultID: opt(e.ResultID), Mode: db.ZbReconsolidationMode(e.Mode), RawPe: e.RawPE,
 					EffectivePe: e.EffectivePE, Contradiction: e.Contradiction, Blocked: e.Blocked, Snapshot: snap,
-					NewContent: e.NewContent, AppliedAt: e.AppliedAt, RolledBackAt: e.RolledBackAt, RollbackReason: e.RollbackReason})
+					NewContent: e.NewContent, AppliedAt: e.AppliedAt, RolledBackAt: e.RolledBackAt, RollbackReason: e.RollbackReason,
+				})
 				if err != nil {
 					return lineErr(err)
 				}
@@ -1181,8 +1213,10 @@ func (im *importer) writeBatch(ctx context.Context, recs []*record) error {
 		}
 		var params []river.InsertManyParams
 		if len(derive) > 0 {
-			params = append(params, river.InsertManyParams{Args: jobs.DeriveArgs{TenantID: tenant, MemoryIDs: derive, NeedsEmbedding: true},
-				InsertOpts: jobs.DeriveInsertOpts()})
+			params = append(params, river.InsertManyParams{
+				Args:       jobs.DeriveArgs{TenantID: tenant, MemoryIDs: derive, NeedsEmbedding: true},
+				InsertOpts: jobs.DeriveInsertOpts(),
+			})
 		}
 		params = append(params, reembedFillArgs(tenant, fill)...)
 		if len(params) > 0 {
@@ -1190,8 +1224,10 @@ func (im *importer) writeBatch(ctx context.Context, recs []*record) error {
 				return fmt.Errorf("error enqueuing the embedding of imported memories: %w", err)
 			}
 		}
-		return c.audit(ctx, q, tenant, "tenant.import", nil, im.now, map[string]any{"origin": im.origin,
-			"lines": []int{recs[0].line, recs[len(recs)-1].line}, "imported": counts, "existing": existing})
+		return c.audit(ctx, q, tenant, "tenant.import", nil, im.now, map[string]any{
+			"origin": im.origin,
+			"lines":  []int{recs[0].line, recs[len(recs)-1].line}, "imported": counts, "existing": existing,
+		})
 	})
 	if err != nil {
 		var le *LineError
@@ -1244,7 +1280,8 @@ func (im *importer) memoryParams(m *MemoryRecord) (db.ImportMemoryInsertParams, 
 	}
 	terms := textproc.Terms(m.Content, textproc.DetectLang(m.Content))
 	alpha, beta := f64(m.ConfAlpha, 1), f64(m.ConfBeta, 1)
-	p := db.ImportMemoryInsertParams{TenantID: im.tenant, Context: cmp.Or(m.Context, DefaultContext), Layer: db.ZbMemoryLayer(m.Layer),
+	p := db.ImportMemoryInsertParams{
+		TenantID: im.tenant, Context: cmp.Or(m.Context, DefaultContext), Layer: db.ZbMemoryLayer(m.Layer),
 		Kind: cmp.Or(m.Kind, DefaultKind(m.Layer)), Content: m.Content, Status: db.ZbMemoryStatus(cmp.Or(m.Status, "active")),
 		SessionID: m.SessionID, ExternalID: strPtr(m.ExternalID), CoreLabel: strPtr(m.CoreLabel), Subject: strPtr(m.Subject),
 		Attribute: strPtr(m.Attribute), OccurredAt: m.OccurredAt, CreatedAt: m.CreatedAt, UpdatedAt: upd, DerivedAt: m.DerivedAt,
@@ -1253,7 +1290,8 @@ func (im *importer) memoryParams(m *MemoryRecord) (db.ImportMemoryInsertParams, 
 		AccessCount: m.AccessCount, LastAccessedAt: last, Stability: m.Stability, Difficulty: f64(m.Difficulty, 5),
 		FadeAt: m.FadeAt, ValueEstimate: m.ValueEstimate, ConfAlpha: alpha, ConfBeta: beta,
 		Confidence: f64(m.Confidence, alpha/(alpha+beta)), AiGenerated: m.AIGenerated, EventFrom: m.EventFrom, EventTo: m.EventTo,
-		Terms: nonNil(terms), TermCount: int32(len(terms))}
+		Terms: nonNil(terms), TermCount: int32(len(terms)),
+	}
 	if m.Layer == LayerCore {
 		p.Stability, p.FadeAt = nil, nil
 	} else if p.Stability == nil {
@@ -1283,17 +1321,21 @@ func (im *importer) memoryParams(m *MemoryRecord) (db.ImportMemoryInsertParams, 
 // writeParts writes an imported memory's procedure, FSRS card and triple copies.
 func (im *importer) writeParts(ctx context.Context, q *db.Queries, m *MemoryRecord, id int64) error {
 	if p := m.Procedure; p != nil {
-		if err := q.ImportProcedureInsert(ctx, db.ImportProcedureInsertParams{TenantID: im.tenant, MemoryID: id,
+		if err := q.ImportProcedureInsert(ctx, db.ImportProcedureInsertParams{
+			TenantID: im.tenant, MemoryID: id,
 			TriggerText: p.Trigger, Steps: nonNil(p.Steps), Tools: nonNil(p.Tools), SuccessCount: p.SuccessCount,
-			FailureCount: p.FailureCount, LastOutcome: strPtr(p.LastOutcome), LastUsedAt: p.LastUsedAt}); err != nil {
+			FailureCount: p.FailureCount, LastOutcome: strPtr(p.LastOutcome), LastUsedAt: p.LastUsedAt,
+		}); err != nil {
 			return err
 		}
 	}
 	if rv := m.Review; rv != nil {
-		if err := q.ImportReviewStateInsert(ctx, db.ImportReviewStateInsertParams{TenantID: im.tenant, MemoryID: id,
+		if err := q.ImportReviewStateInsert(ctx, db.ImportReviewStateInsertParams{
+			TenantID: im.tenant, MemoryID: id,
 			Stability: rv.Stability, Difficulty: rv.Difficulty, Due: rv.Due, Reps: rv.Reps, Lapses: rv.Lapses, State: rv.State,
 			ElapsedDays: rv.ElapsedDays, ScheduledDays: rv.ScheduledDays, LastReview: rv.LastReview,
-			AccessesAtReview: rv.AccessesAtReview}); err != nil {
+			AccessesAtReview: rv.AccessesAtReview,
+		}); err != nil {
 			return err
 		}
 	}
@@ -1340,8 +1382,10 @@ func (im *importer) relink(ctx context.Context) error {
 						unresolved++
 					}
 				}
-				if _, err := q.ImportMemoryRelink(ctx, db.ImportMemoryRelinkParams{TenantID: im.tenant, ID: local, SourceIDs: srcs,
-					SupersededBy: sup}); err != nil {
+				if _, err := q.ImportMemoryRelink(ctx, db.ImportMemoryRelinkParams{
+					TenantID: im.tenant, ID: local, SourceIDs: srcs,
+					SupersededBy: sup,
+				}); err != nil {
 					return &LineError{Line: it.line, Err: interpretError("setting provenance", err)}
 				}
 				relinked++

@@ -43,9 +43,11 @@ func JobKinds() []string {
 
 // JobStates returns River's job states, in their lifecycle order.
 func JobStates() []string {
-	return []string{string(rivertype.JobStateAvailable), string(rivertype.JobStateScheduled), string(rivertype.JobStatePending),
+	return []string{
+		string(rivertype.JobStateAvailable), string(rivertype.JobStateScheduled), string(rivertype.JobStatePending),
 		string(rivertype.JobStateRunning), string(rivertype.JobStateRetryable), string(rivertype.JobStateCompleted),
-		string(rivertype.JobStateCancelled), string(rivertype.JobStateDiscarded)}
+		string(rivertype.JobStateCancelled), string(rivertype.JobStateDiscarded),
+	}
 }
 
 // Job is one River job.
@@ -68,9 +70,11 @@ type Job struct {
 }
 
 func jobOf(r *rivertype.JobRow) Job {
-	j := Job{ID: r.ID, Kind: r.Kind, Queue: r.Queue, State: string(r.State), Attempt: r.Attempt, MaxAttempts: r.MaxAttempts,
+	j := Job{
+		ID: r.ID, Kind: r.Kind, Queue: r.Queue, State: string(r.State), Attempt: r.Attempt, MaxAttempts: r.MaxAttempts,
 		CreatedAt: r.CreatedAt, ScheduledAt: r.ScheduledAt, AttemptedAt: r.AttemptedAt, FinalizedAt: r.FinalizedAt,
-		Args: json.RawMessage(r.EncodedArgs)}
+		Args: json.RawMessage(r.EncodedArgs),
+	}
 	var a struct {
 		TenantID string `json:"tenant_id"`
 	}

@@ -98,8 +98,10 @@ func lcTrace(layer db.ZbMemoryLayer, stability *float64, v, a, s float32, last t
 	if err != nil {
 		mEmo = 1
 	}
-	tr := forgetting.Trace{Layer: forgetting.Layer(layer), Stability: time.Duration(*stability * float64(forgetting.Day)),
-		EmotionalMultiplier: mEmo, LastAccess: last}
+	tr := forgetting.Trace{
+		Layer: forgetting.Layer(layer), Stability: time.Duration(*stability * float64(forgetting.Day)),
+		EmotionalMultiplier: mEmo, LastAccess: last,
+	}
 	return tr, tr.Validate() == nil
 }
 
@@ -140,8 +142,10 @@ func mustJSON(v any) []byte {
 }
 
 func (c *Coordinator) audit(ctx context.Context, q *db.Queries, tenant, action string, memID *int64, now time.Time, detail any) error {
-	return q.AuditEventInsert(ctx, db.AuditEventInsertParams{TenantID: tenant, At: now, Actor: c.cfg.Actor,
-		Action: action, MemoryID: memID, Detail: mustJSON(detail)})
+	return q.AuditEventInsert(ctx, db.AuditEventInsertParams{
+		TenantID: tenant, At: now, Actor: c.cfg.Actor,
+		Action: action, MemoryID: memID, Detail: mustJSON(detail),
+	})
 }
 
 func checkLimit(limit, def int) (int, error) {

@@ -95,8 +95,10 @@ func (c *Coordinator) Consolidate(ctx context.Context, tenant string, sessionID 
 				end++
 			}
 			g := turns[start:end]
-			dm := derivedMem{context: sess.Context, layer: LayerEpisodic, kind: "episode", session: &sessionID,
-				metadata: map[string]any{"consolidated_from_session": sessionID.String(), "turns": len(g)}}
+			dm := derivedMem{
+				context: sess.Context, layer: LayerEpisodic, kind: "episode", session: &sessionID,
+				metadata: map[string]any{"consolidated_from_session": sessionID.String(), "turns": len(g)},
+			}
 			var lines []string
 			var vecs [][]float32
 			models := map[string]bool{}
@@ -140,10 +142,12 @@ func (c *Coordinator) Consolidate(ctx context.Context, tenant string, sessionID 
 				continue
 			}
 			at := turnTime(t)
-			dm := derivedMem{context: t.Context, layer: LayerSemantic, kind: "fact", content: t.Content, sources: []int64{t.ID},
+			dm := derivedMem{
+				context: t.Context, layer: LayerSemantic, kind: "fact", content: t.Content, sources: []int64{t.ID},
 				subject: &f.Subject, attribute: &f.Attribute, validFrom: &at, valence: float64(t.Valence), arousal: float64(t.Arousal),
 				signif: float64(t.Significance), importance: float64(t.Importance), emb: t.Embedding, model: t.EmbeddingModel,
-				metadata: map[string]any{"consolidated_from_session": sessionID.String()}}
+				metadata: map[string]any{"consolidated_from_session": sessionID.String()},
+			}
 			if dm.emb == nil || dm.model == nil {
 				dm.emb, dm.model = nil, nil
 			}
@@ -164,8 +168,10 @@ func (c *Coordinator) Consolidate(ctx context.Context, tenant string, sessionID 
 				}
 				idS := strconv.FormatInt(t.ID, 10)
 				byID[idS] = t
-				eps = append(eps, consolidation.Episode{ID: idS, Text: t.Content, Embedding: f64(t.Embedding),
-					Entities: entityNames(t.Content), OccurredAt: turnTime(t), SourceIDs: int64Strings(t.SourceIDs)})
+				eps = append(eps, consolidation.Episode{
+					ID: idS, Text: t.Content, Embedding: f64(t.Embedding),
+					Entities: entityNames(t.Content), OccurredAt: turnTime(t), SourceIDs: int64Strings(t.SourceIDs),
+				})
 			}
 			if len(eps) > consolidation.MaxEpisodesDefault {
 				eps = eps[len(eps)-consolidation.MaxEpisodesDefault:]
@@ -194,13 +200,17 @@ func (c *Coordinator) Consolidate(ctx context.Context, tenant string, sessionID 
 			return err
 		}
 		if len(created) > 0 {
-			if err := c.enqueueDerive(ctx, tx, jobs.DeriveArgs{TenantID: tenant, MemoryIDs: created, NeedsEmbedding: needsEmbedding,
-				RecheckSupersede: len(rep.Facts) > 0}); err != nil {
+			if err := c.enqueueDerive(ctx, tx, jobs.DeriveArgs{
+				TenantID: tenant, MemoryIDs: created, NeedsEmbedding: needsEmbedding,
+				RecheckSupersede: len(rep.Facts) > 0,
+			}); err != nil {
 				return err
 			}
 		}
-		return c.audit(ctx, q, tenant, "session.consolidate", nil, now, map[string]any{"session_id": sessionID.String(),
-			"turns": rep.Turns, "episodes": rep.Episodes, "facts": rep.Facts, "schemas": rep.Schemas})
+		return c.audit(ctx, q, tenant, "session.consolidate", nil, now, map[string]any{
+			"session_id": sessionID.String(),
+			"turns":      rep.Turns, "episodes": rep.Episodes, "facts": rep.Facts, "schemas": rep.Schemas,
+		})
 	})
 	if err != nil {
 		return nil, interpretError("consolidating session", err)
@@ -237,10 +247,14 @@ func (c *Coordinator) writeSchemas(ctx context.Context, q *db.Queries, tenant st
 		if !to.After(from) {
 			to = from.Add(time.Second)
 		}
-		dm := derivedMem{context: context_, layer: LayerSemantic, kind: "schema", content: s.Statement, session: session,
+		dm := derivedMem{
+			context: context_, layer: LayerSemantic, kind: "schema", content: s.Statement, session: session,
 			sources: parseIDs(s.SourceIDs), occurred: &from, from: &from, to: &to, validFrom: &to, importance: 0.5,
-			metadata: map[string]any{"schema": map[string]any{"members": s.MemberIDs, "shared_entities": s.SharedEntities,
-				"summary": s.Summary, "representative_id": s.RepresentativeID, "confidence": s.Confidence, "writer": s.Writer}}}
+			metadata: map[string]any{"schema": map[string]any{
+				"members": s.MemberIDs, "shared_entities": s.SharedEntities,
+				"summary": s.Summary, "representative_id": s.RepresentativeID, "confidence": s.Confidence, "writer": s.Writer,
+			}},
+		}
 		if same && len(vecs) > 0 {
 			dm.emb, dm.model = meanEmbedding(vecs), model
 		}
@@ -286,8 +300,10 @@ func (c *Coordinator) insertDerived(ctx context.Context, q *db.Queries, tenant s
 	if imp == 0 {
 		imp = 0.5
 	}
-	pr, err := c.priority.Score(pma.PriorityInput{Salience: lcClamp(dm.arousal, 0, 1), Valence: lcClamp(dm.valence, -1, 1),
-		Relevance: imp, Goal: lcClamp(dm.signif, 0, 1)}, pma.BaselineLevels())
+	pr, err := c.priority.Score(pma.PriorityInput{
+		Salience: lcClamp(dm.arousal, 0, 1), Valence: lcClamp(dm.valence, -1, 1),
+		Relevance: imp, Goal: lcClamp(dm.signif, 0, 1),
+	}, pma.BaselineLevels())
 	if err != nil {
 		return 0, err
 	}
@@ -295,12 +311,14 @@ func (c *Coordinator) insertDerived(ctx context.Context, q *db.Queries, tenant s
 	srcs := slices.Clone(dm.sources)
 	slices.Sort(srcs)
 	srcs = slices.Compact(srcs)
-	p := db.MemoryStoreParams{TenantID: tenant, Context: dm.context, Layer: string(dm.layer), Kind: dm.kind, Content: dm.content,
+	p := db.MemoryStoreParams{
+		TenantID: tenant, Context: dm.context, Layer: string(dm.layer), Kind: dm.kind, Content: dm.content,
 		SessionID: dm.session, Subject: dm.subject, Attribute: dm.attribute, OccurredAt: dm.occurred, Now: now, SourceIDs: nonNil(srcs),
 		Metadata: mustJSON(dm.metadata), Valence: float32(lcClamp(dm.valence, -1, 1)), Arousal: float32(lcClamp(dm.arousal, 0, 1)),
 		Significance: float32(lcClamp(dm.signif, 0, 1)), Importance: float32(imp), Priority: float32(pr.Score), Stability: &s,
 		FadeAt: lcFadeAt(tr), AiGenerated: true, Terms: nonNil(terms), TermCount: int32(len(terms)), EventFrom: dm.from,
-		EventTo: dm.to, ValidFrom: dm.validFrom}
+		EventTo: dm.to, ValidFrom: dm.validFrom,
+	}
 	if dm.emb != nil && dm.model != nil {
 		p.Embedding, p.EmbeddingModel = toVector(dm.emb), dm.model
 	}

@@ -172,9 +172,11 @@ func (c *Coordinator) DecayDue(ctx context.Context, tenant string, limit int, ho
 							variance = v
 						}
 					}
-					dec, err := budget.Decide(budget.Item{Context: r.Context, Retrievals: int(r.AccessCount),
+					dec, err := budget.Decide(budget.Item{
+						Context: r.Context, Retrievals: int(r.AccessCount),
 						Confidence: lcClamp(r.Confidence, 0, 1), DaysSinceAccess: budget.DaysSince(r.LastAccessedAt, now),
-						Length: utf8.RuneCountInString(r.Content), Entities: int(r.Entities), EmbeddingVariance: variance}, nil)
+						Length: utf8.RuneCountInString(r.Content), Entities: int(r.Entities), EmbeddingVariance: variance,
+					}, nil)
 					if err == nil && dec.Action == budget.ActionCompress {
 						archive = append(archive, r.ID)
 						ap.Ids, ap.Archive = append(ap.Ids, r.ID), append(ap.Archive, true)
@@ -204,8 +206,10 @@ func (c *Coordinator) DecayDue(ctx context.Context, tenant string, limit int, ho
 			}
 		}
 		if len(archive) > 0 {
-			return c.audit(ctx, q, tenant, "memory.archive", nil, now, map[string]any{"ids": archive,
-				"carried": rep.ArchivedCarried, "budget": rep.ArchivedBudget, "by": "decay"})
+			return c.audit(ctx, q, tenant, "memory.archive", nil, now, map[string]any{
+				"ids":     archive,
+				"carried": rep.ArchivedCarried, "budget": rep.ArchivedBudget, "by": "decay",
+			})
 		}
 		return nil
 	})
@@ -268,8 +272,10 @@ func (c *Coordinator) decayEdges(ctx context.Context, q *db.Queries, tenant stri
 		}
 	}
 	if len(upd) > 0 || len(prune) > 0 {
-		n, err := q.LcEdgeDecayApply(ctx, db.LcEdgeDecayApplyParams{TenantID: tenant, Ids: nonNil(upd), Weights: nonNil(ws),
-			ActivatedAt: nonNil(ats), PruneIds: nonNil(prune)})
+		n, err := q.LcEdgeDecayApply(ctx, db.LcEdgeDecayApplyParams{
+			TenantID: tenant, Ids: nonNil(upd), Weights: nonNil(ws),
+			ActivatedAt: nonNil(ats), PruneIds: nonNil(prune),
+		})
 		if err != nil {
 			return err
 		}

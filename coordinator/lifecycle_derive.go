@@ -210,9 +210,11 @@ func (c *Coordinator) Derive(ctx context.Context, args jobs.DeriveArgs, hook TxH
 		if err != nil {
 			return err
 		}
-		d := &deriver{c: c, ctx: ctx, tx: tx, q: q, sw: sw, now: now, tenant: tenant, rep: rep,
+		d := &deriver{
+			c: c, ctx: ctx, tx: tx, q: q, sw: sw, now: now, tenant: tenant, rep: rep,
 			firstInterval: firstInterval, entities: map[int64]bool{}, propagate: map[int64]bool{},
-			pos: map[int64]int{}, fresh: map[int64]bool{}, neuro: neuro}
+			pos: map[int64]int{}, fresh: map[int64]bool{}, neuro: neuro,
+		}
 		var erased []int64
 		var live []*db.ZbMemory
 		fresh := map[int64][]float32{}
@@ -351,8 +353,10 @@ func (d *deriver) deriveBatch(ms []*db.ZbMemory, embs map[int64][]float32, reche
 		if m.Valence == 0 && m.Arousal == 0 && m.Significance == 0 {
 			if tag, err := c.tagger.Tag(m.Content); err == nil && (tag.Valence != 0 || tag.Arousal != 0 || tag.Significance != 0) {
 				val, aro, sig = float32(tag.Valence), float32(tag.Arousal), float32(tag.Significance)
-				if pr, err := c.priority.Score(pma.PriorityInput{Salience: tag.Arousal, Valence: tag.Valence,
-					Relevance: float64(m.Importance), Goal: tag.Significance}, levels); err == nil {
+				if pr, err := c.priority.Score(pma.PriorityInput{
+					Salience: tag.Arousal, Valence: tag.Valence,
+					Relevance: float64(m.Importance), Goal: tag.Significance,
+				}, levels); err == nil {
 					pri = float32(pr.Score)
 				}
 				d.rep.Tagged++
@@ -629,8 +633,10 @@ func (d *deriver) coOccur(ms []*db.ZbMemory, entsOf map[int64][]int64) error {
 	}
 	state := make(map[pair]hebbian.Edge, len(order))
 	for _, e := range locked {
-		state[pair{e.SourceID, e.TargetID}] = hebbian.Edge{Weight: e.Weight, Variance: e.Variance,
-			ActivationCount: int(e.ActivationCount), LastActivated: e.LastActivatedAt}
+		state[pair{e.SourceID, e.TargetID}] = hebbian.Edge{
+			Weight: e.Weight, Variance: e.Variance,
+			ActivationCount: int(e.ActivationCount), LastActivated: e.LastActivatedAt,
+		}
 	}
 	for _, m := range ms {
 		ents := entsOf[m.ID]
@@ -769,8 +775,10 @@ func (d *deriver) contradictions(m *db.ZbMemory, hasVec bool, pre []db.LcFactsSi
 			continue
 		}
 		contradicted = append(contradicted, f)
-		n, err := q.LcLinkInsert(ctx, db.LcLinkInsertParams{TenantID: d.tenant, SourceID: m.ID, TargetID: f.id,
-			Relation: string(db.ZbEdgeRelationContradicts), Weight: 1, Origin: "derive", Now: d.now})
+		n, err := q.LcLinkInsert(ctx, db.LcLinkInsertParams{
+			TenantID: d.tenant, SourceID: m.ID, TargetID: f.id,
+			Relation: string(db.ZbEdgeRelationContradicts), Weight: 1, Origin: "derive", Now: d.now,
+		})
 		if err != nil {
 			return false, err
 		}
@@ -786,13 +794,17 @@ func (d *deriver) contradictions(m *db.ZbMemory, hasVec bool, pre []db.LcFactsSi
 			if err != nil {
 				return false, err
 			}
-			if err := q.LcSetBelief(ctx, db.LcSetBeliefParams{TenantID: d.tenant, ID: f.id, ConfAlpha: b.Alpha, ConfBeta: b.Beta,
-				Confidence: lcClamp(b.Mean(), 0, 1), Now: d.now}); err != nil {
+			if err := q.LcSetBelief(ctx, db.LcSetBeliefParams{
+				TenantID: d.tenant, ID: f.id, ConfAlpha: b.Alpha, ConfBeta: b.Beta,
+				Confidence: lcClamp(b.Mean(), 0, 1), Now: d.now,
+			}); err != nil {
 				return false, err
 			}
 			src := m.ID
-			if err := q.LcEvidenceInsert(ctx, db.LcEvidenceInsertParams{TenantID: d.tenant, MemoryID: f.id, Kind: "contradict",
-				Weight: ContradictionReliability, Source: "derive", SourceMemoryID: &src, Now: d.now}); err != nil {
+			if err := q.LcEvidenceInsert(ctx, db.LcEvidenceInsertParams{
+				TenantID: d.tenant, MemoryID: f.id, Kind: "contradict",
+				Weight: ContradictionReliability, Source: "derive", SourceMemoryID: &src, Now: d.now,
+			}); err != nil {
 				return false, err
 			}
 		}
@@ -822,13 +834,17 @@ func (d *deriver) debate(m *db.ZbMemory, contradicted []factCand) (bool, error) 
 		}
 		return 0.8
 	}
-	ch := debate.Fact{ID: fmt.Sprint(m.ID), Statement: m.Content, RecordedAt: coalesceTime(m.ValidFrom, m.CreatedAt),
-		Confidence: lcClamp(m.ConfAlpha/(m.ConfAlpha+m.ConfBeta), 0, 1), SourceReliability: rel(m.AiGenerated), Supports: int(m.AccessCount)}
+	ch := debate.Fact{
+		ID: fmt.Sprint(m.ID), Statement: m.Content, RecordedAt: coalesceTime(m.ValidFrom, m.CreatedAt),
+		Confidence: lcClamp(m.ConfAlpha/(m.ConfAlpha+m.ConfBeta), 0, 1), SourceReliability: rel(m.AiGenerated), Supports: int(m.AccessCount),
+	}
 	inc := make([]debate.Fact, len(contradicted))
 	ids := make([]int64, len(contradicted))
 	for i, f := range contradicted {
-		inc[i] = debate.Fact{ID: fmt.Sprint(f.id), Statement: f.content, RecordedAt: f.recorded,
-			Confidence: lcClamp(f.alpha/(f.alpha+f.beta), 0, 1), SourceReliability: 0.8}
+		inc[i] = debate.Fact{
+			ID: fmt.Sprint(f.id), Statement: f.content, RecordedAt: f.recorded,
+			Confidence: lcClamp(f.alpha/(f.alpha+f.beta), 0, 1), SourceReliability: 0.8,
+		}
 		ids[i] = f.id
 	}
 	res, err := debate.Run(ctx, ch, inc, d.now, nil, nil)
@@ -844,8 +860,10 @@ func (d *deriver) debate(m *db.ZbMemory, contradicted []factCand) (bool, error) 
 			reason += " " + r
 		}
 	}
-	did, err := q.LcDebateInsert(ctx, db.LcDebateInsertParams{TenantID: d.tenant, MemoryID: m.ID, Contradicted: ids,
-		Positions: mustJSON(positions), Outcome: outcome, Reason: reason, Judge: res.Verdict.Judge, Now: d.now})
+	did, err := q.LcDebateInsert(ctx, db.LcDebateInsertParams{
+		TenantID: d.tenant, MemoryID: m.ID, Contradicted: ids,
+		Positions: mustJSON(positions), Outcome: outcome, Reason: reason, Judge: res.Verdict.Judge, Now: d.now,
+	})
 	if err != nil {
 		return false, err
 	}
@@ -867,8 +885,10 @@ func (d *deriver) debate(m *db.ZbMemory, contradicted []factCand) (bool, error) 
 			d.rep.Superseded += int(n)
 		}
 	case debate.Reject:
-		if err := q.LcSetKindMeta(ctx, db.LcSetKindMetaParams{TenantID: d.tenant, Ids: []int64{m.ID}, Kind: m.Kind,
-			Metadata: mustJSON(map[string]any{"debate_id": did, "debate_outcome": outcome}), Now: d.now}); err != nil {
+		if err := q.LcSetKindMeta(ctx, db.LcSetKindMetaParams{
+			TenantID: d.tenant, Ids: []int64{m.ID}, Kind: m.Kind,
+			Metadata: mustJSON(map[string]any{"debate_id": did, "debate_outcome": outcome}), Now: d.now,
+		}); err != nil {
 			return false, err
 		}
 		if _, err := q.LcArchive(ctx, db.LcArchiveParams{TenantID: d.tenant, Ids: []int64{m.ID}, Now: d.now}); err != nil {
@@ -876,11 +896,15 @@ func (d *deriver) debate(m *db.ZbMemory, contradicted []factCand) (bool, error) 
 		}
 		rejected = true
 	case debate.KeepBothAsHypotheses:
-		if err := q.LcSetKindMeta(ctx, db.LcSetKindMetaParams{TenantID: d.tenant, Ids: append([]int64{m.ID}, ids...), Kind: "hypothesis",
-			Metadata: mustJSON(map[string]any{"hypothesis_group": did}), Now: d.now}); err != nil {
+		if err := q.LcSetKindMeta(ctx, db.LcSetKindMetaParams{
+			TenantID: d.tenant, Ids: append([]int64{m.ID}, ids...), Kind: "hypothesis",
+			Metadata: mustJSON(map[string]any{"hypothesis_group": did}), Now: d.now,
+		}); err != nil {
 			return false, err
 		}
 	}
-	return rejected, d.c.audit(ctx, q, d.tenant, "memory.debate", &m.ID, d.now, map[string]any{"debate_id": did,
-		"outcome": outcome, "contradicted": ids, "margin": res.Verdict.Margin})
+	return rejected, d.c.audit(ctx, q, d.tenant, "memory.debate", &m.ID, d.now, map[string]any{
+		"debate_id": did,
+		"outcome":   outcome, "contradicted": ids, "margin": res.Verdict.Margin,
+	})
 }

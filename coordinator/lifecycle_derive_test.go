@@ -113,8 +113,10 @@ func TestDeriveReconsolidationRollback(t *testing.T) {
 	b := setup(t, nil)
 	pool, ctx := b.cfg.Pool, ctxT(t)
 	const tenant = "recon"
-	old := insertMem(t, pool, tenant, memSpec{content: "Tom works at Siemens as an engineer in Munich.", created: t0.Add(-48 * time.Hour),
-		stability: 7, embed: true, derived: true})
+	old := insertMem(t, pool, tenant, memSpec{
+		content: "Tom works at Siemens as an engineer in Munich.", created: t0.Add(-48 * time.Hour),
+		stability: 7, embed: true, derived: true,
+	})
 	// A recall opened old's lability window two minutes ago.
 	execSQL(t, pool, `INSERT INTO zb.lability_window (tenant_id, memory_id, opened_at, closes_at) VALUES ($1, $2, $3, $4)`,
 		tenant, old, t0.Add(-2*time.Minute), t0.Add(8*time.Minute))

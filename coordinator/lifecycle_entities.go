@@ -78,8 +78,10 @@ var (
 	// Prepositions after which a single capitalized German word is taken as a name (German
 	// capitalizes every noun; an article between them marks a common noun instead).
 	entGermanNameCues = set("in", "nach", "aus", "von", "mit", "bei", "für", "an", "und", "herr", "frau", "dr", "prof")
-	entPlaceSuffixes  = []string{"straße", "strasse", "platz", "stadt", "burg", "berg", "dorf", "hausen", "heim", "see",
-		"ville", "town", "city", "land", "shire"}
+	entPlaceSuffixes  = []string{
+		"straße", "strasse", "platz", "stadt", "burg", "berg", "dorf", "hausen", "heim", "see",
+		"ville", "town", "city", "land", "shire",
+	}
 	entPlaceHeads = set("city", "street", "st", "road", "avenue", "ave", "park", "lake", "river", "mountain", "mount",
 		"island", "beach", "bay", "valley", "county", "state", "country", "airport", "station", "square")
 )
@@ -348,8 +350,10 @@ func entTokenize(text string) []entToken {
 		capital := unicode.IsUpper(first) && letters >= 2
 		// An abbreviation's period ("Dr.", "St.") does not end the sentence.
 		abbrev := i < len(text) && text[i] == '.' && entTitles[strings.ToLower(word)]
-		toks = append(toks, entToken{text: word, start: start, end: i, sentStart: sentStart, lineStart: lineStart,
-			capital: capital, hasDigit: hasDigit, possessive: possessive})
+		toks = append(toks, entToken{
+			text: word, start: start, end: i, sentStart: sentStart, lineStart: lineStart,
+			capital: capital, hasDigit: hasDigit, possessive: possessive,
+		})
 		sentStart, lineStart = false, false
 		if abbrev {
 			i++

@@ -108,9 +108,11 @@ func queryInt(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) int {
 	return n
 }
 
-var snapshotTables = []string{"memory", "entity", "mention", "edge", "memory_link", "confidence_evidence", "triple_copy",
+var snapshotTables = []string{
+	"memory", "entity", "mention", "edge", "memory_link", "confidence_evidence", "triple_copy",
 	"review_state", "review_log", "debate", "reconsolidation_event", "sleep_run", "session", "lability_window",
-	"stability_lock", "audit_event"}
+	"stability_lock", "audit_event",
+}
 
 // tenantState is every lifecycle-relevant row of a tenant plus the River job count, as text.
 func tenantState(t *testing.T, pool *pgxpool.Pool, tenant string) map[string]string {

@@ -34,8 +34,10 @@ func TestDecayDueTouchesOnlyFaded(t *testing.T) {
 	// unused: faded, never accessed for 60 days → the IB budget compresses it → archived.
 	unused := insertMem(t, pool, tenant, memSpec{layer: "episodic", kind: "episode", content: "Caroline mentioned Anna and Tom at lunch.", created: old, stability: 1, fadeAt: past, derived: true})
 	// used: faded, but recalled 10 times 3 days ago → kept, fade_at pushed to the next crossing.
-	used := insertMem(t, pool, tenant, memSpec{layer: "episodic", kind: "episode", content: "The wifi password is hunter2.", created: old,
-		lastAccess: t0.Add(-72 * time.Hour), stability: 0.5, fadeAt: past, accessCount: 10, derived: true})
+	used := insertMem(t, pool, tenant, memSpec{
+		layer: "episodic", kind: "episode", content: "The wifi password is hunter2.", created: old,
+		lastAccess: t0.Add(-72 * time.Hour), stability: 0.5, fadeAt: past, accessCount: 10, derived: true,
+	})
 	execSQL(t, pool, `UPDATE zb.memory SET confidence = 1 WHERE id = $1`, used)
 	// stale: its fade_at passed but its stability grew since (R ≥ 0.1) → rescheduled to its real fade time.
 	stale := insertMem(t, pool, tenant, memSpec{content: "Jon likes jazz.", created: t0.Add(-24 * time.Hour), stability: 30, fadeAt: past, derived: true})
@@ -259,13 +261,19 @@ func TestDecayDueKeepsCarriers(t *testing.T) {
 	const tenant = "carriers"
 	past := ptrTime(t0.Add(-time.Hour))
 	old := t0.Add(-60 * 24 * time.Hour)
-	turn := insertMem(t, pool, tenant, memSpec{layer: "short_term", kind: "interaction", content: "Caroline: I went to the support group yesterday.",
-		created: old, stability: 1, fadeAt: past, derived: true})
+	turn := insertMem(t, pool, tenant, memSpec{
+		layer: "short_term", kind: "interaction", content: "Caroline: I went to the support group yesterday.",
+		created: old, stability: 1, fadeAt: past, derived: true,
+	})
 	execSQL(t, pool, `UPDATE zb.memory SET status = 'consolidated' WHERE id = $1`, turn)
-	carrier := insertMem(t, pool, tenant, memSpec{layer: "episodic", kind: "episode", content: "Caroline went to the support group.",
-		created: old, stability: 1, fadeAt: past, sources: []int64{turn}, derived: true})
-	plain := insertMem(t, pool, tenant, memSpec{layer: "episodic", kind: "episode", content: "Caroline mentioned Anna at lunch.",
-		created: old, stability: 1, fadeAt: past, derived: true})
+	carrier := insertMem(t, pool, tenant, memSpec{
+		layer: "episodic", kind: "episode", content: "Caroline went to the support group.",
+		created: old, stability: 1, fadeAt: past, sources: []int64{turn}, derived: true,
+	})
+	plain := insertMem(t, pool, tenant, memSpec{
+		layer: "episodic", kind: "episode", content: "Caroline mentioned Anna at lunch.",
+		created: old, stability: 1, fadeAt: past, derived: true,
+	})
 	rep, err := b.co.DecayDue(ctx, tenant, 0, nil)
 	require.NoError(t, err)
 	require.Equal(t, []int64{plain}, rep.Archived, "the non-carrier is archived by the budget")

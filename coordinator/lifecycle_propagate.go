@@ -96,8 +96,10 @@ func (c *Coordinator) Propagate(ctx context.Context, tenant string, memoryIDs []
 			if _, ok := known[l.TargetID]; !ok {
 				continue
 			}
-			bl = append(bl, bayes.Link{From: fmt.Sprint(l.SourceID), To: fmt.Sprint(l.TargetID), Relation: bayes.Relation(l.Relation),
-				Strength: lcClamp(l.Weight, 0, 1)})
+			bl = append(bl, bayes.Link{
+				From: fmt.Sprint(l.SourceID), To: fmt.Sprint(l.TargetID), Relation: bayes.Relation(l.Relation),
+				Strength: lcClamp(l.Weight, 0, 1),
+			})
 		}
 		rep.Nodes, rep.Links = len(facts), len(bl)
 		res, err := bayes.Propagate(facts, bl, nil)
@@ -117,8 +119,10 @@ func (c *Coordinator) Propagate(ctx context.Context, tenant string, memoryIDs []
 				continue
 			}
 			upIDs, confs = append(upIDs, id), append(confs, p)
-			if err := q.LcEvidenceInsert(ctx, db.LcEvidenceInsertParams{TenantID: tenant, MemoryID: id, Kind: "propagated",
-				Weight: max(p, 1e-9), Source: "propagation", Now: now}); err != nil {
+			if err := q.LcEvidenceInsert(ctx, db.LcEvidenceInsertParams{
+				TenantID: tenant, MemoryID: id, Kind: "propagated",
+				Weight: max(p, 1e-9), Source: "propagation", Now: now,
+			}); err != nil {
 				return err
 			}
 		}

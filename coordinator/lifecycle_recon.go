@@ -8,9 +8,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/pgvector/pgvector-go"
-
 	"github.com/jackc/pgx/v5"
+	"github.com/pgvector/pgvector-go"
 
 	"github.com/zenbrain/zb/algorithms/textproc"
 	"github.com/zenbrain/zb/db"
@@ -56,9 +55,11 @@ type reconSnapshot struct {
 }
 
 func rowOf(m db.ZbMemory) reconRow {
-	r := reconRow{Content: m.Content, Metadata: m.Metadata, SourceIDs: nonNil(m.SourceIDs), Stability: m.Stability,
+	r := reconRow{
+		Content: m.Content, Metadata: m.Metadata, SourceIDs: nonNil(m.SourceIDs), Stability: m.Stability,
 		ConfAlpha: m.ConfAlpha, ConfBeta: m.ConfBeta, Confidence: m.Confidence, UpdatedAt: m.UpdatedAt,
-		Terms: nonNil(m.Terms), TermCount: m.TermCount, EmbeddingModel: m.EmbeddingModel, DerivedAt: m.DerivedAt, FadeAt: m.FadeAt}
+		Terms: nonNil(m.Terms), TermCount: m.TermCount, EmbeddingModel: m.EmbeddingModel, DerivedAt: m.DerivedAt, FadeAt: m.FadeAt,
+	}
 	if m.Embedding != nil {
 		r.Embedding = m.Embedding.Slice()
 	}
@@ -74,10 +75,12 @@ func (r reconRow) rewrite(tenant string, id int64) db.LcMemoryRewriteParams {
 	if len(md) == 0 {
 		md = json.RawMessage("{}")
 	}
-	return db.LcMemoryRewriteParams{TenantID: tenant, ID: id, Content: r.Content, Metadata: md, SourceIDs: nonNil(r.SourceIDs),
+	return db.LcMemoryRewriteParams{
+		TenantID: tenant, ID: id, Content: r.Content, Metadata: md, SourceIDs: nonNil(r.SourceIDs),
 		Stability: r.Stability, ConfAlpha: r.ConfAlpha, ConfBeta: r.ConfBeta, Confidence: r.Confidence, UpdatedAt: r.UpdatedAt,
 		Terms: nonNil(r.Terms), TermCount: r.TermCount, Embedding: emb, EmbeddingModel: r.EmbeddingModel,
-		DerivedAt: r.DerivedAt, FadeAt: r.FadeAt}
+		DerivedAt: r.DerivedAt, FadeAt: r.FadeAt,
+	}
 }
 
 // reconsolidate applies reconsolidation when m arrived while a related memory was labile.
@@ -126,9 +129,11 @@ func (d *deriver) reconsolidate(m *db.ZbMemory, vec []float32, ents []int64) err
 	if old.Stability != nil {
 		stab = *old.Stability
 	}
-	mem := pma.Memory{ID: strconv.FormatInt(old.ID, 10), Context: old.Context, Layer: pma.Layer(old.Layer), Content: old.Content,
+	mem := pma.Memory{
+		ID: strconv.FormatInt(old.ID, 10), Context: old.Context, Layer: pma.Layer(old.Layer), Content: old.Content,
 		Metadata: old.Metadata, SourceIDs: srcs, Stability: stab, ConfidenceAlpha: old.ConfAlpha, ConfidenceBeta: old.ConfBeta,
-		UpdatedAt: old.UpdatedAt}
+		UpdatedAt: old.UpdatedAt,
+	}
 	neuro := d.neuro.levelsAt(m.CreatedAt)
 	var lock *pma.Lock
 	if d.sw.enabled("stability_protector") {
@@ -137,13 +142,17 @@ func (d *deriver) reconsolidate(m *db.ZbMemory, vec []float32, ents []int64) err
 			return err
 		}
 		age := m.CreatedAt.Sub(old.CreatedAt).Hours() / 24
-		l, err := sp.Evaluate(mem.ID, pma.StabilityInput{AccessCount: int(old.AccessCount), Confidence: lcClamp(old.Confidence, 0, 1),
-			AgeDays: max(age, 0), Core: old.Layer == db.ZbMemoryLayerCore}, d.now)
+		l, err := sp.Evaluate(mem.ID, pma.StabilityInput{
+			AccessCount: int(old.AccessCount), Confidence: lcClamp(old.Confidence, 0, 1),
+			AgeDays: max(age, 0), Core: old.Layer == db.ZbMemoryLayerCore,
+		}, d.now)
 		if err != nil {
 			return err
 		}
-		if err := q.LcStabilityLockUpsert(ctx, db.LcStabilityLockUpsertParams{TenantID: d.tenant, MemoryID: old.ID,
-			LockLevel: l.Score, Rho: l.Rigidity, Threshold: l.Threshold, Now: d.now}); err != nil {
+		if err := q.LcStabilityLockUpsert(ctx, db.LcStabilityLockUpsertParams{
+			TenantID: d.tenant, MemoryID: old.ID,
+			LockLevel: l.Score, Rho: l.Rigidity, Threshold: l.Threshold, Now: d.now,
+		}); err != nil {
 			return err
 		}
 		lock = &l
@@ -210,8 +219,10 @@ func (d *deriver) reconsolidate(m *db.ZbMemory, vec []float32, ents []int64) err
 				rel = string(db.ZbEdgeRelationCoOccurs)
 			}
 		}
-		n, err := q.LcLinkInsert(ctx, db.LcLinkInsertParams{TenantID: d.tenant, SourceID: m.ID, TargetID: old.ID, Relation: rel,
-			Weight: 1, Origin: "reconsolidation", Now: d.now})
+		n, err := q.LcLinkInsert(ctx, db.LcLinkInsertParams{
+			TenantID: d.tenant, SourceID: m.ID, TargetID: old.ID, Relation: rel,
+			Weight: 1, Origin: "reconsolidation", Now: d.now,
+		})
 		if err != nil {
 			return err
 		}
@@ -223,9 +234,11 @@ func (d *deriver) reconsolidate(m *db.ZbMemory, vec []float32, ents []int64) err
 	}
 	trig := m.ID
 	content := m.Content
-	ev, err := q.LcReconEventInsert(ctx, db.LcReconEventInsertParams{TenantID: d.tenant, MemoryID: old.ID, TriggerID: &trig,
+	ev, err := q.LcReconEventInsert(ctx, db.LcReconEventInsertParams{
+		TenantID: d.tenant, MemoryID: old.ID, TriggerID: &trig,
 		ResultID: resultID, Mode: string(plan.Mode), RawPe: lcClamp(plan.RawPE, 0, 1.2), EffectivePe: lcClamp(plan.EffectivePE, 0, 3),
-		Contradiction: plan.Contradiction.Detected(), Blocked: plan.Blocked, Snapshot: mustJSON(snap), NewContent: &content, Now: d.now})
+		Contradiction: plan.Contradiction.Detected(), Blocked: plan.Blocked, Snapshot: mustJSON(snap), NewContent: &content, Now: d.now,
+	})
 	if err != nil {
 		return err
 	}
@@ -236,9 +249,11 @@ func (d *deriver) reconsolidate(m *db.ZbMemory, vec []float32, ents []int64) err
 	case plan.Action != pma.ModeNoop:
 		d.events = append(d.events, neuroEvent{Type: pma.EventPredictionError, Magnitude: lcClamp(plan.EffectivePE, 0, 1), MemoryID: &old.ID})
 	}
-	return c.audit(ctx, q, d.tenant, "memory.reconsolidate", &old.ID, d.now, map[string]any{"event_id": ev, "mode": plan.Mode,
+	return c.audit(ctx, q, d.tenant, "memory.reconsolidate", &old.ID, d.now, map[string]any{
+		"event_id": ev, "mode": plan.Mode,
 		"action": plan.Action, "trigger_id": m.ID, "raw_pe": plan.RawPE, "effective_pe": plan.EffectivePE, "blocked": plan.Blocked,
-		"block_reason": plan.BlockReason})
+		"block_reason": plan.BlockReason,
+	})
 }
 
 // Rollback undoes reconsolidation event eventID of tenant: the memory's row is restored from the

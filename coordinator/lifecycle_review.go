@@ -94,9 +94,11 @@ func (c *Coordinator) ReviewDue(ctx context.Context, tenant string, limit int, h
 		}
 		w := newReviewWrites(tenant, now, ctxNow, len(rows))
 		for _, r := range rows {
-			card := review.Card{Stability: r.CardStability, Difficulty: r.CardDifficulty, Due: r.Due, Reps: uint64(max(r.Reps, 0)),
+			card := review.Card{
+				Stability: r.CardStability, Difficulty: r.CardDifficulty, Due: r.Due, Reps: uint64(max(r.Reps, 0)),
 				Lapses: uint64(max(r.Lapses, 0)), State: review.State(r.State), ElapsedDays: uint64(max(r.ElapsedDays, 0)),
-				ScheduledDays: uint64(max(r.ScheduledDays, 0))}
+				ScheduledDays: uint64(max(r.ScheduledDays, 0)),
+			}
 			if r.LastReview != nil {
 				card.LastReview = *r.LastReview
 			}
@@ -173,16 +175,20 @@ type reviewWrites struct {
 // newReviewWrites starts the writes of reviews at now. With ctxNow (the vmPFC context now) the
 // cards' context embedding becomes it; without, the cards keep theirs.
 func newReviewWrites(tenant string, now time.Time, ctxNow []float32, n int) *reviewWrites {
-	return &reviewWrites{tenant: tenant, now: now, ctxNow: ctxNow, cards: make([]db.LcReviewWriteEachParams, 0, n),
-		logs: db.LcReviewLogInsertBatchParams{TenantID: tenant, Now: now}, grown: db.LcMemoryForgettingBatchParams{TenantID: tenant}}
+	return &reviewWrites{
+		tenant: tenant, now: now, ctxNow: ctxNow, cards: make([]db.LcReviewWriteEachParams, 0, n),
+		logs: db.LcReviewLogInsertBatchParams{TenantID: tenant, Now: now}, grown: db.LcMemoryForgettingBatchParams{TenantID: tenant},
+	}
 }
 
 // card adds memoryID's new FSRS card; accesses is the memory's access count at the review.
 func (w *reviewWrites) card(memoryID int64, next review.Card, accesses int32) {
-	w.cards = append(w.cards, db.LcReviewWriteEachParams{TenantID: w.tenant, MemoryID: memoryID, Stability: next.Stability,
+	w.cards = append(w.cards, db.LcReviewWriteEachParams{
+		TenantID: w.tenant, MemoryID: memoryID, Stability: next.Stability,
 		Difficulty: lcClamp(next.Difficulty, 0, 10), Due: next.Due, Reps: int32(next.Reps), Lapses: int32(next.Lapses),
 		State: int16(next.State), ElapsedDays: int32(next.ElapsedDays), ScheduledDays: int32(next.ScheduledDays), Now: w.now,
-		SetContext: w.ctxNow != nil, Context: toVector(w.ctxNow), Accesses: accesses})
+		SetContext: w.ctxNow != nil, Context: toVector(w.ctxNow), Accesses: accesses,
+	})
 }
 
 // log adds a review_log row; a nil PE or multiplier is stored as NULL.

@@ -234,8 +234,10 @@ func (c *Coordinator) Sleep(ctx context.Context, tenant string, opts *SleepOpts,
 		}
 		since := w.from
 		// One row more than the run takes tells whether the window has more.
-		eps, err := q.LcSleepEpisodes(ctx, db.LcSleepEpisodesParams{TenantID: tenant, Since: w.from, Until: w.to,
-			CursorID: w.cursorID, K: int32(o.MaxEpisodes + 1)})
+		eps, err := q.LcSleepEpisodes(ctx, db.LcSleepEpisodesParams{
+			TenantID: tenant, Since: w.from, Until: w.to,
+			CursorID: w.cursorID, K: int32(o.MaxEpisodes + 1),
+		})
 		if err != nil {
 			return err
 		}
@@ -243,8 +245,10 @@ func (c *Coordinator) Sleep(ctx context.Context, tenant string, opts *SleepOpts,
 			// The window is exhausted (its last rows moved on): the next one starts now.
 			w = sleepWin{from: w.to, to: now, cursorAt: now, cursorID: math.MaxInt64}
 			since = w.from
-			if eps, err = q.LcSleepEpisodes(ctx, db.LcSleepEpisodesParams{TenantID: tenant, Since: w.from, Until: w.to,
-				CursorID: w.cursorID, K: int32(o.MaxEpisodes + 1)}); err != nil {
+			if eps, err = q.LcSleepEpisodes(ctx, db.LcSleepEpisodesParams{
+				TenantID: tenant, Since: w.from, Until: w.to,
+				CursorID: w.cursorID, K: int32(o.MaxEpisodes + 1),
+			}); err != nil {
 				return err
 			}
 		}
@@ -304,9 +308,11 @@ func (c *Coordinator) Sleep(ctx context.Context, tenant string, opts *SleepOpts,
 			fb, fa = &rep.FiedlerBefore, &rep.FiedlerAfter
 		}
 		msb, msa := rep.MeanStabilityBefore, rep.MeanStabilityAfter
-		details := map[string]any{"since": since, "seed": seed, "stability_grown": rep.StabilityGrown,
+		details := map[string]any{
+			"since": since, "seed": seed, "stability_grown": rep.StabilityGrown,
 			"consolidated": rep.Consolidated, "fragmented": rep.Fragmented, "schemas": ss.schemaIDs, "archived_ids": ss.archived,
-			"window_from": w.from, "window_to": w.to, "round": o.Round, "stc_swept_at": sweptAt}
+			"window_from": w.from, "window_to": w.to, "round": o.Round, "stc_swept_at": sweptAt,
+		}
 		if rep.More {
 			last := eps[len(eps)-1]
 			details["cursor_at"], details["cursor_id"] = last.LastAccessedAt, last.ID
@@ -315,13 +321,15 @@ func (c *Coordinator) Sleep(ctx context.Context, tenant string, opts *SleepOpts,
 				return fmt.Errorf("error enqueuing the next sleep round: %w", err)
 			}
 		}
-		id, err := q.LcSleepRunInsert(ctx, db.LcSleepRunInsertParams{TenantID: tenant, Trigger: o.Trigger, Seed: int64(seed), Now: now,
+		id, err := q.LcSleepRunInsert(ctx, db.LcSleepRunInsertParams{
+			TenantID: tenant, Trigger: o.Trigger, Seed: int64(seed), Now: now,
 			Episodes: int32(rep.Episodes), Counterfactuals: int32(rep.Counterfactuals), Selected: int32(rep.Selected),
 			Ltp: int32(rep.LTP), Ltd: int32(rep.LTD), NewAssociations: int32(rep.NewAssociations), Pruned: int32(rep.Pruned),
 			Archived: int32(rep.Archived), Promotions: int32(rep.Promotions), Schemas: int32(rep.SchemasCreated),
 			MeanStabilityBefore: &msb, MeanStabilityAfter: &msa, StorageBefore: int32(rep.StorageBefore),
 			StorageAfter: int32(rep.StorageAfter), EdgesBefore: int32(rep.EdgesBefore), EdgesAfter: int32(rep.EdgesAfter),
-			FiedlerBefore: fb, FiedlerAfter: fa, Details: mustJSON(details)})
+			FiedlerBefore: fb, FiedlerAfter: fa, Details: mustJSON(details),
+		})
 		if err != nil {
 			return err
 		}
@@ -392,8 +400,10 @@ func (c *Coordinator) sleepWindow(ctx context.Context, q *db.Queries, tenant str
 		w.sweptAt = *d.SweptAt
 	}
 	if d.WindowFrom != nil && d.WindowTo != nil && d.CursorAt != nil && d.CursorID != nil {
-		return sleepWin{from: *d.WindowFrom, to: *d.WindowTo, cursorAt: *d.CursorAt, cursorID: *d.CursorID, continuing: true,
-			sweptAt: w.sweptAt}, nil
+		return sleepWin{
+			from: *d.WindowFrom, to: *d.WindowTo, cursorAt: *d.CursorAt, cursorID: *d.CursorID, continuing: true,
+			sweptAt: w.sweptAt,
+		}, nil
 	}
 	return w, nil
 }
@@ -458,10 +468,12 @@ func (s *sleeper) simulate(rows []db.LcSleepEpisodesRow, seed uint32) error {
 		}
 		faded[r.ID] = R < forgetting.ArchiveThreshold
 		rep.MeanStabilityBefore += *r.Stability / float64(len(rows))
-		in.Episodes = append(in.Episodes, sleep.Episode{ID: mid(r.ID), Value: lcClamp(r.ValueEstimate, 0, 1e6), Reward: reward[r.ID],
+		in.Episodes = append(in.Episodes, sleep.Episode{
+			ID: mid(r.ID), Value: lcClamp(r.ValueEstimate, 0, 1e6), Reward: reward[r.ID],
 			Retrievability: lcClamp(R, 0, 1), Related: len(entsOf[r.ID]), EntityIDs: entsOf[r.ID],
 			Valence: lcClamp(float64(r.Valence), -1, 1), Arousal: lcClamp(float64(r.Arousal), 0, 1), Stability: *r.Stability,
-			Faded: faded[r.ID], NextID: next[r.ID]})
+			Faded: faded[r.ID], NextID: next[r.ID],
+		})
 	}
 	// Edges: entity edges among the episodes' entities and association links among them.
 	edges := map[sleep.EdgeKey]*sleepEdge{}
@@ -491,8 +503,10 @@ func (s *sleeper) simulate(rows []db.LcSleepEpisodesRow, seed uint32) error {
 		return err
 	}
 	for _, l := range links {
-		edges[key(mid(l.SourceID), mid(l.TargetID))] = &sleepEdge{src: l.SourceID, dst: l.TargetID, weightNow: l.Weight,
-			newWeight: l.Weight, relation: string(l.Relation)}
+		edges[key(mid(l.SourceID), mid(l.TargetID))] = &sleepEdge{
+			src: l.SourceID, dst: l.TargetID, weightNow: l.Weight,
+			newWeight: l.Weight, relation: string(l.Relation),
+		}
 	}
 	keys := make([]sleep.EdgeKey, 0, len(edges))
 	for k := range edges {
@@ -571,8 +585,10 @@ func (s *sleeper) simulate(rows []db.LcSleepEpisodesRow, seed uint32) error {
 		case e.touched && e.entity:
 			upIDs, upW, upAt = append(upIDs, e.id), append(upW, lcClamp(e.stored, 0, 10)), append(upAt, s.now)
 		case e.touched:
-			if err := q.LcLinkSetWeight(ctx, db.LcLinkSetWeightParams{TenantID: s.tenant, SourceID: e.src, TargetID: e.dst,
-				Relation: e.relation, Weight: lcClamp(e.newWeight, 0, 10)}); err != nil {
+			if err := q.LcLinkSetWeight(ctx, db.LcLinkSetWeightParams{
+				TenantID: s.tenant, SourceID: e.src, TargetID: e.dst,
+				Relation: e.relation, Weight: lcClamp(e.newWeight, 0, 10),
+			}); err != nil {
 				return err
 			}
 		}
@@ -595,8 +611,10 @@ func (s *sleeper) simulate(rows []db.LcSleepEpisodesRow, seed uint32) error {
 		if !okA || !okB || a == b {
 			continue
 		}
-		n, err := q.LcLinkInsert(ctx, db.LcLinkInsertParams{TenantID: s.tenant, SourceID: min(a, b), TargetID: max(a, b),
-			Relation: string(db.ZbEdgeRelationAssociated), Weight: lcClamp(ne.Weight, 0, 10), Origin: "sleep", Now: s.now})
+		n, err := q.LcLinkInsert(ctx, db.LcLinkInsertParams{
+			TenantID: s.tenant, SourceID: min(a, b), TargetID: max(a, b),
+			Relation: string(db.ZbEdgeRelationAssociated), Weight: lcClamp(ne.Weight, 0, 10), Origin: "sleep", Now: s.now,
+		})
 		if err != nil {
 			return err
 		}
@@ -644,8 +662,10 @@ func (s *sleeper) simulate(rows []db.LcSleepEpisodesRow, seed uint32) error {
 			if !ok {
 				continue
 			}
-			if _, err := q.LcDeepCopyUpsert(ctx, db.LcDeepCopyUpsertParams{TenantID: s.tenant, MemoryID: id,
-				Strength: lcClamp(p.TAG, 0.01, 1), TauSeconds: tau, Now: s.now}); err != nil {
+			if _, err := q.LcDeepCopyUpsert(ctx, db.LcDeepCopyUpsertParams{
+				TenantID: s.tenant, MemoryID: id,
+				Strength: lcClamp(p.TAG, 0.01, 1), TauSeconds: tau, Now: s.now,
+			}); err != nil {
 				return err
 			}
 			rep.Promotions++
@@ -677,9 +697,11 @@ func (s *sleeper) simulate(rows []db.LcSleepEpisodesRow, seed uint32) error {
 			keep := !slices.Contains(carried, id)
 			// The budget never archives a memory that carries consolidated sources (see DecayDue).
 			if keep && s.sw.enabled("ib_budget") && r.Carries == 0 {
-				dec, err := budget.Decide(budget.Item{Context: r.Context, Retrievals: int(r.AccessCount), Confidence: lcClamp(r.Confidence, 0, 1),
+				dec, err := budget.Decide(budget.Item{
+					Context: r.Context, Retrievals: int(r.AccessCount), Confidence: lcClamp(r.Confidence, 0, 1),
 					DaysSinceAccess: budget.DaysSince(r.LastAccessedAt, s.now), Length: utf8.RuneCountInString(r.Content),
-					Entities: len(entsOf[id]), EmbeddingVariance: budget.EmbeddingVarianceUnknown}, nil)
+					Entities: len(entsOf[id]), EmbeddingVariance: budget.EmbeddingVarianceUnknown,
+				}, nil)
 				keep = err != nil || dec.Action == budget.ActionKeep
 			}
 			if !keep {
@@ -728,8 +750,10 @@ func (s *sleeper) schemaChunk(rows []db.LcSchemaCandidatesRow) error {
 		if _, ok := byCtx[r.Context]; !ok {
 			ctxs = append(ctxs, r.Context)
 		}
-		byCtx[r.Context] = append(byCtx[r.Context], consolidation.Episode{ID: id, Text: r.Content, Embedding: f64(r.Embedding),
-			Entities: entityNames(r.Content), OccurredAt: coalesceTime(r.OccurredAt, r.CreatedAt), SourceIDs: int64Strings(r.SourceIDs)})
+		byCtx[r.Context] = append(byCtx[r.Context], consolidation.Episode{
+			ID: id, Text: r.Content, Embedding: f64(r.Embedding),
+			Entities: entityNames(r.Content), OccurredAt: coalesceTime(r.OccurredAt, r.CreatedAt), SourceIDs: int64Strings(r.SourceIDs),
+		})
 	}
 	slices.Sort(ctxs)
 	var members, created []int64

@@ -24,14 +24,18 @@ func buildSleepFixture(t *testing.T, b *testBundle, tenant string) sleepFixture 
 	pool, ctx := b.cfg.Pool, ctxT(t)
 	var f sleepFixture
 	ep := func(content string, stab float64, last time.Time) int64 {
-		return insertMem(t, pool, tenant, memSpec{layer: "episodic", kind: "episode", content: content, created: last,
-			stability: stab, embed: true, derived: true, fadeAt: ptrTime(t0.Add(30 * 24 * time.Hour))})
+		return insertMem(t, pool, tenant, memSpec{
+			layer: "episodic", kind: "episode", content: content, created: last,
+			stability: stab, embed: true, derived: true, fadeAt: ptrTime(t0.Add(30 * 24 * time.Hour)),
+		})
 	}
 	f.good = ep("Anna visited the museum in Berlin.", 1, t0.Add(-2*time.Hour))
 	f.dull = ep("Anna met Caroline near Dresden.", 1, t0.Add(-2*time.Hour))
 	f.faded = ep("Tom forgot the keys somewhere.", 0.05, t0.Add(-24*time.Hour))
-	insertMem(t, pool, tenant, memSpec{kind: "schema", content: "Tom loses things.", created: t0.Add(-3 * time.Hour), stability: 7,
-		sources: []int64{f.faded}, ai: true, derived: true, embed: true})
+	insertMem(t, pool, tenant, memSpec{
+		kind: "schema", content: "Tom loses things.", created: t0.Add(-3 * time.Hour), stability: 7,
+		sources: []int64{f.faded}, ai: true, derived: true, embed: true,
+	})
 	f.twin1 = ep("Melanie and Caroline went hiking at Mount Rainier on Saturday.", 1, t0.Add(-5*time.Hour))
 	f.twin2 = ep("Melanie and Caroline went hiking at Mount Rainier again on Sunday.", 1, t0.Add(-4*time.Hour))
 	for _, p := range []struct {
@@ -101,9 +105,13 @@ func TestSleep(t *testing.T) {
 		FROM zb.sleep_run WHERE tenant_id = $1 AND id = $2`, tenant, rep.RunID).Scan(&run.episodes, &run.cf, &run.sel, &run.ltp, &run.ltd,
 		&run.newAssoc, &run.pruned, &run.archived, &run.promotions, &run.schemas, &run.storageBefore, &run.storageAfter, &run.edgesBefore,
 		&run.edgesAfter, &run.fb, &run.fa))
-	require.Equal(t, []int{rep.Episodes, rep.Counterfactuals, rep.Selected, rep.LTP, rep.LTD, rep.NewAssociations, rep.Pruned, rep.Archived,
-		rep.Promotions, rep.SchemasCreated}, []int{run.episodes, run.cf, run.sel, run.ltp, run.ltd, run.newAssoc, run.pruned, run.archived,
-		run.promotions, run.schemas})
+	require.Equal(t, []int{
+		rep.Episodes, rep.Counterfactuals, rep.Selected, rep.LTP, rep.LTD, rep.NewAssociations, rep.Pruned, rep.Archived,
+		rep.Promotions, rep.SchemasCreated,
+	}, []int{
+		run.episodes, run.cf, run.sel, run.ltp, run.ltd, run.newAssoc, run.pruned, run.archived,
+		run.promotions, run.schemas,
+	})
 	activeNow := queryInt(t, pool, `SELECT count(*) FROM zb.memory WHERE tenant_id = $1 AND status = 'active'`, tenant)
 	graphNow := queryInt(t, pool, `SELECT (SELECT count(*) FROM zb.edge WHERE tenant_id = $1) + (SELECT count(*) FROM zb.memory_link WHERE tenant_id = $1 AND relation = 'associated')`, tenant)
 	require.Equal(t, activeNow, run.storageAfter)
@@ -157,13 +165,17 @@ func TestLifecycleHookErrorRollsBack(t *testing.T) {
 	// Derive: an underived row. DecayDue: a faded row. ReviewDue: a due card. Consolidate: a
 	// session with turns. Propagate: a contradicts link.
 	under := insertMem(t, pool, tenant, memSpec{content: "Lea works at Bosch in Stuttgart.", created: t0, stability: 7})
-	insertMem(t, pool, tenant, memSpec{content: "old faded thing", created: t0.Add(-90 * 24 * time.Hour), stability: 1,
-		fadeAt: ptrTime(t0.Add(-time.Hour)), derived: true})
+	insertMem(t, pool, tenant, memSpec{
+		content: "old faded thing", created: t0.Add(-90 * 24 * time.Hour), stability: 1,
+		fadeAt: ptrTime(t0.Add(-time.Hour)), derived: true,
+	})
 	execSQL(t, pool, `INSERT INTO zb.review_state (tenant_id, memory_id, due) VALUES ($1, $2, $3)`, tenant, f.good, t0.Add(-time.Hour))
 	sess := uuid.New()
 	for i := 0; i < 3; i++ {
-		insertMem(t, pool, tenant, memSpec{layer: "short_term", kind: "interaction", content: "turn " + itoa(int64(i)) + " about hiking",
-			created: t0.Add(time.Duration(i) * time.Minute), stability: 1, session: &sess, derived: true, embed: true})
+		insertMem(t, pool, tenant, memSpec{
+			layer: "short_term", kind: "interaction", content: "turn " + itoa(int64(i)) + " about hiking",
+			created: t0.Add(time.Duration(i) * time.Minute), stability: 1, session: &sess, derived: true, embed: true,
+		})
 	}
 	execSQL(t, pool, `INSERT INTO zb.memory_link (tenant_id, source_id, target_id, relation, created_at) VALUES ($1, $2, $3, 'contradicts', $4)`,
 		tenant, f.good, f.dull, t0)
@@ -232,8 +244,10 @@ func TestSleepRounds(t *testing.T) {
 	const tenant = "rounds"
 	var ids []int64 // oldest activity first
 	for i := 0; i < 10; i++ {
-		ids = append(ids, insertMem(t, pool, tenant, memSpec{layer: "episodic", kind: "episode", content: "walk number " + itoa(int64(i)),
-			created: t0.Add(time.Duration(i-10) * time.Minute), stability: 7, fadeAt: ptrTime(t0.Add(30 * 24 * time.Hour)), derived: true}))
+		ids = append(ids, insertMem(t, pool, tenant, memSpec{
+			layer: "episodic", kind: "episode", content: "walk number " + itoa(int64(i)),
+			created: t0.Add(time.Duration(i-10) * time.Minute), stability: 7, fadeAt: ptrTime(t0.Add(30 * 24 * time.Hour)), derived: true,
+		}))
 	}
 	type run struct {
 		episodes, storageAfter, edgesAfter int

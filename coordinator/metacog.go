@@ -54,8 +54,10 @@ func (c *Coordinator) metacogAssess(ctx context.Context, q *db.Queries, tenant s
 		}
 		if r.MemoryID > 0 {
 			ev := &in.Recalls[len(in.Recalls)-1]
-			ev.Results = append(ev.Results, pma.RecallResult{MemoryID: strconv.FormatInt(r.MemoryID, 10), AgeDays: max(r.AgeDays, 0),
-				Confidence: lcClamp(r.Confidence, 0, 1), Used: r.Used})
+			ev.Results = append(ev.Results, pma.RecallResult{
+				MemoryID: strconv.FormatInt(r.MemoryID, 10), AgeDays: max(r.AgeDays, 0),
+				Confidence: lcClamp(r.Confidence, 0, 1), Used: r.Used,
+			})
 		}
 	}
 	feedback, err := q.MetacogFeedbackCount(ctx, db.MetacogFeedbackCountParams{TenantID: tenant, Since: since, Now: now})
@@ -88,8 +90,10 @@ func (c *Coordinator) metacogAssess(ctx context.Context, q *db.Queries, tenant s
 		if alert {
 			detail["message"], detail["threshold"], detail["z"] = a.Message, a.Threshold, a.Z
 		}
-		n, err := q.MetacogEventInsert(ctx, db.MetacogEventInsertParams{TenantID: tenant, Kind: sig.kind, Value: sig.value,
-			Alert: alert, Detail: mustJSON(detail), Now: now})
+		n, err := q.MetacogEventInsert(ctx, db.MetacogEventInsertParams{
+			TenantID: tenant, Kind: sig.kind, Value: sig.value,
+			Alert: alert, Detail: mustJSON(detail), Now: now,
+		})
 		if err != nil {
 			return written, fmt.Errorf("error recording metacognitive event %s: %w", sig.kind, err)
 		}

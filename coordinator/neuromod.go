@@ -111,8 +111,10 @@ func newNeuroLog(tenant string, sw switchSet, now time.Time) (*neuroLog, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &neuroLog{tenant: tenant, eng: eng, start: now.Add(-NeuroWindow).Truncate(eng.Config().Tick),
-		off: !sw.enabled("neuromodulator"), away: true}, nil
+	return &neuroLog{
+		tenant: tenant, eng: eng, start: now.Add(-NeuroWindow).Truncate(eng.Config().Tick),
+		off: !sw.enabled("neuromodulator"), away: true,
+	}, nil
 }
 
 // loadNeuro reads the tenant's events of the replay window ending at now.
@@ -139,8 +141,10 @@ func (c *Coordinator) lifecyclePreamble(ctx context.Context, q *db.Queries, tena
 	if err != nil {
 		return nil, nil, err
 	}
-	row, err := q.NeuroTickPreamble(ctx, db.NeuroTickPreambleParams{TenantID: tenant, Since: l.start, Now: now, K: NeuroMaxEvents,
-		Baseline: float32(l.eng.Config().Baseline)})
+	row, err := q.NeuroTickPreamble(ctx, db.NeuroTickPreambleParams{
+		TenantID: tenant, Since: l.start, Now: now, K: NeuroMaxEvents,
+		Baseline: float32(l.eng.Config().Baseline),
+	})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -197,10 +201,12 @@ func (c *Coordinator) neuroRecord(ctx context.Context, q *db.Queries, tenant str
 	l.away = true
 	s := l.stateAt(now)
 	f := func(x float64, lo float64) float32 { return float32(lcClamp(x, lo, 1)) }
-	return q.NeuroStateUpsert(ctx, db.NeuroStateUpsertParams{TenantID: tenant,
-		DaTonic: f(s.TonicDA, 0), NeTonic: f(s.TonicNE, 0), HtTonic: f(s.TonicSerotonin, 0), AchTonic: f(s.TonicACh, 0),
+	return q.NeuroStateUpsert(ctx, db.NeuroStateUpsertParams{
+		TenantID: tenant,
+		DaTonic:  f(s.TonicDA, 0), NeTonic: f(s.TonicNE, 0), HtTonic: f(s.TonicSerotonin, 0), AchTonic: f(s.TonicACh, 0),
 		DaPhasic: f(s.PhasicDA, -1), NePhasic: f(s.PhasicNE, -1), HtPhasic: f(s.PhasicSerotonin, -1), AchPhasic: f(s.PhasicACh, -1),
-		PhasicAt: s.UpdatedAt, LastTickAt: s.LastTickAt, Now: now})
+		PhasicAt: s.UpdatedAt, LastTickAt: s.LastTickAt, Now: now,
+	})
 }
 
 // neuroOnStore records a stored memory's events: a prediction error when it superseded stored

@@ -199,8 +199,10 @@ func TestStoreRoundTrips(t *testing.T) {
 	require.Zero(t, count(`SELECT count(*) FROM river.river_job WHERE kind = 'zb_derive'`), "no job per store")
 
 	// A procedure is written by the same statement.
-	id = storeIn(StoreInput{TenantID: "rt", Content: "To restart the printer, hold the power button.", Layer: LayerProcedural,
-		Skill: &Skill{Trigger: "printer frozen", Steps: []string{"hold power", "wait"}}}, 1)
+	id = storeIn(StoreInput{
+		TenantID: "rt", Content: "To restart the printer, hold the power button.", Layer: LayerProcedural,
+		Skill: &Skill{Trigger: "printer frozen", Steps: []string{"hold power", "wait"}},
+	}, 1)
 	var trigger string
 	var steps []string
 	require.NoError(t, pool.QueryRow(ctx, `SELECT trigger_text, steps FROM zb.procedure WHERE tenant_id = 'rt' AND memory_id = $1`, id).Scan(&trigger, &steps))
@@ -435,8 +437,10 @@ func TestRecallRoundTrips(t *testing.T) {
 		return n
 	}
 	const ten = "rr"
-	for _, c := range []string{"Alice met Bob in Paris to talk about the garden.", "Bob and Alice planted tomatoes in the garden.",
-		"Carol repaired the old bicycle."} {
+	for _, c := range []string{
+		"Alice met Bob in Paris to talk about the garden.", "Bob and Alice planted tomatoes in the garden.",
+		"Carol repaired the old bicycle.",
+	} {
 		_, err := co.Store(ctx, StoreInput{TenantID: ten, Content: c, Layer: LayerEpisodic})
 		require.NoError(t, err)
 	}

@@ -66,8 +66,10 @@ func benchLexicalHalf(b *testing.B, n int) {
 	pick := func(xs []string) string { return xs[r.IntN(len(xs))] }
 	items := make([]coordinator.StoreInput, 0, n)
 	for i := range n {
-		items = append(items, coordinator.StoreInput{TenantID: tenant, Layer: layers[i%3],
-			Content: fmt.Sprintf("%s met %s in %s about the %s and the %s", pick(names), pick(names), pick(places), pick(words), pick(words))})
+		items = append(items, coordinator.StoreInput{
+			TenantID: tenant, Layer: layers[i%3],
+			Content: fmt.Sprintf("%s met %s in %s about the %s and the %s", pick(names), pick(names), pick(places), pick(words), pick(words)),
+		})
 	}
 	if _, err := co.StoreBatch(ctx, items); err != nil {
 		b.Fatal(err)

@@ -54,8 +54,10 @@ func TestPostingsMirrorMemory(t *testing.T) {
 	require.NoError(t, err)
 	var items []coordinator.StoreInput
 	for i := range 40 {
-		in := coordinator.StoreInput{TenantID: ten, Layer: coordinator.LayerSemantic,
-			Content: fmt.Sprintf("%s repaired the %s bicycle in %s near the %s bicycle shop", hotName(i), hotWord(i), hotPlace(i), hotWord(i+1))}
+		in := coordinator.StoreInput{
+			TenantID: ten, Layer: coordinator.LayerSemantic,
+			Content: fmt.Sprintf("%s repaired the %s bicycle in %s near the %s bicycle shop", hotName(i), hotWord(i), hotPlace(i), hotWord(i+1)),
+		}
 		if i%2 == 1 {
 			in.Layer = coordinator.LayerEpisodic
 		}
@@ -135,8 +137,10 @@ func TestPostingsMirrorMemory(t *testing.T) {
 	// More than 200 memories deleted in one statement take the trigger's one-pass branch.
 	var more []coordinator.StoreInput
 	for i := range 250 {
-		more = append(more, coordinator.StoreInput{TenantID: ten, Layer: coordinator.LayerSemantic,
-			Content: fmt.Sprintf("%s painted the %s fence in %s", hotName(i), hotWord(i), hotPlace(i))})
+		more = append(more, coordinator.StoreInput{
+			TenantID: ten, Layer: coordinator.LayerSemantic,
+			Content: fmt.Sprintf("%s painted the %s fence in %s", hotName(i), hotWord(i), hotPlace(i)),
+		})
 	}
 	_, err = b.co.StoreBatch(ctx, more)
 	require.NoError(t, err)
@@ -192,8 +196,10 @@ func lexicalPostingsExact(t *testing.T, minDocs string) {
 	layers := []coordinator.Layer{coordinator.LayerSemantic, coordinator.LayerEpisodic, coordinator.LayerProcedural}
 	for i := range 300 {
 		occ := t0.Add(-time.Duration(i) * 6 * time.Hour)
-		in := coordinator.StoreInput{TenantID: ten, Layer: layers[i%3], OccurredAt: &occ, Context: []string{"work", "home"}[i%2],
-			Content: fmt.Sprintf("%s repaired the %s %s in %s", hotName(i), hotWord(i/3), hotWord(i/7+2), hotPlace(i/5))}
+		in := coordinator.StoreInput{
+			TenantID: ten, Layer: layers[i%3], OccurredAt: &occ, Context: []string{"work", "home"}[i%2],
+			Content: fmt.Sprintf("%s repaired the %s %s in %s", hotName(i), hotWord(i/3), hotWord(i/7+2), hotPlace(i/5)),
+		}
 		if i%5 == 0 {
 			in.SessionID = &sessions[i%3]
 		}

@@ -82,15 +82,21 @@ func (c *Coordinator) ReportOutcome(ctx context.Context, tenant string, memoryID
 		if err != nil || !ok {
 			return fmt.Errorf("error computing fade time: %w", err)
 		}
-		out = Outcome{Successes: int(counts.SuccessCount), Failures: int(counts.FailureCount),
-			Stability: tr.Stability.Hours() / 24, Confidence: alpha / (alpha + beta)}
-		if _, err := q.MemoryOutcomeUpdate(ctx, db.MemoryOutcomeUpdateParams{TenantID: tenant, ID: memoryID,
-			Stability: out.Stability, FadeAt: fade, Now: now, ConfAlpha: alpha, ConfBeta: beta, Confidence: out.Confidence}); err != nil {
+		out = Outcome{
+			Successes: int(counts.SuccessCount), Failures: int(counts.FailureCount),
+			Stability: tr.Stability.Hours() / 24, Confidence: alpha / (alpha + beta),
+		}
+		if _, err := q.MemoryOutcomeUpdate(ctx, db.MemoryOutcomeUpdateParams{
+			TenantID: tenant, ID: memoryID,
+			Stability: out.Stability, FadeAt: fade, Now: now, ConfAlpha: alpha, ConfBeta: beta, Confidence: out.Confidence,
+		}); err != nil {
 			return err
 		}
 		detail, _ := json.Marshal(map[string]any{"success": success, "stability_days": out.Stability, "confidence": out.Confidence})
-		return q.AuditEventInsert(ctx, db.AuditEventInsertParams{TenantID: tenant, At: now, Actor: c.cfg.Actor,
-			Action: "memory.outcome", MemoryID: &memoryID, Detail: detail})
+		return q.AuditEventInsert(ctx, db.AuditEventInsertParams{
+			TenantID: tenant, At: now, Actor: c.cfg.Actor,
+			Action: "memory.outcome", MemoryID: &memoryID, Detail: detail,
+		})
 	})
 	if err != nil {
 		return nil, interpretError("reporting skill outcome", err)

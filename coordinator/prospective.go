@@ -117,10 +117,12 @@ func parsePriority(s string) (prospective.Priority, error) {
 }
 
 func intentionFromRow(r db.ProspectiveListRow) Intention {
-	in := Intention{ID: r.ID, Context: r.Context, Content: r.Content, Trigger: r.TriggerKind, DueAt: r.DueAt,
+	in := Intention{
+		ID: r.ID, Context: r.Context, Content: r.Content, Trigger: r.TriggerKind, DueAt: r.DueAt,
 		CueEntities: r.CueEntities, Priority: prospective.Priority(r.Priority).String(), Status: r.Status,
 		MemoryID: r.MemoryID, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, FiredAt: r.FiredAt, ResolvedAt: r.ResolvedAt,
-		FiredBy: r.FiredBy, FiredScore: r.FiredScore}
+		FiredBy: r.FiredBy, FiredScore: r.FiredScore,
+	}
 	if r.Cue != nil {
 		in.Cue = *r.Cue
 	}
@@ -255,8 +257,10 @@ func (c *Coordinator) AddIntention(ctx context.Context, tenant string, in Intent
 			emb = vs[0]
 		}
 	}
-	params := db.ProspectiveInsertParams{TenantID: tenant, Context: cx, Content: p.Content, TriggerKind: string(p.Trigger),
-		CueEmbedding: toVector(emb), Now: now, Priority: int16(p.Priority), CueEntities: nonNil(p.CueEntities)}
+	params := db.ProspectiveInsertParams{
+		TenantID: tenant, Context: cx, Content: p.Content, TriggerKind: string(p.Trigger),
+		CueEmbedding: toVector(emb), Now: now, Priority: int16(p.Priority), CueEntities: nonNil(p.CueEntities),
+	}
 	if p.Trigger == prospective.TriggerTime {
 		params.DueAt = &p.DueAt
 	}
@@ -297,8 +301,10 @@ func (c *Coordinator) AddIntention(ctx context.Context, tenant string, in Intent
 		if err != nil {
 			return err
 		}
-		if err := c.audit(ctx, q, tenant, "intention.add", params.MemoryID, now, map[string]any{"intention_id": id,
-			"trigger": p.Trigger, "priority": p.Priority.String()}); err != nil {
+		if err := c.audit(ctx, q, tenant, "intention.add", params.MemoryID, now, map[string]any{
+			"intention_id": id,
+			"trigger":      p.Trigger, "priority": p.Priority.String(),
+		}); err != nil {
 			return err
 		}
 		out, err = c.intention(ctx, q, tenant, id)
@@ -448,9 +454,11 @@ func (c *Coordinator) fireCuesOf(ctx context.Context, q *db.Queries, tenant stri
 		if done[r.ID] || r.CreatedAt.After(src.at) {
 			continue
 		}
-		in := prospective.Intention{ID: fmt.Sprint(r.ID), Content: r.Content, Trigger: prospective.TriggerCue,
+		in := prospective.Intention{
+			ID: fmt.Sprint(r.ID), Content: r.Content, Trigger: prospective.TriggerCue,
 			CueEntities: r.CueEntities, Status: prospective.StatusPending, Priority: prospective.Priority(r.Priority),
-			CreatedAt: r.CreatedAt}
+			CreatedAt: r.CreatedAt,
+		}
 		if r.Cue != nil {
 			in.Cue = *r.Cue
 		}
@@ -493,8 +501,10 @@ func (c *Coordinator) fire(ctx context.Context, q *db.Queries, tenant string, id
 	source string, by *int64, now time.Time,
 ) (*FiredIntention, error) {
 	score = lcClamp(score, -1, 1)
-	n, err := q.ProspectiveFire(ctx, db.ProspectiveFireParams{TenantID: tenant, ID: id, Now: now, FiredBy: by,
-		FiredReason: reason, FiredScore: score, FiredSource: source})
+	n, err := q.ProspectiveFire(ctx, db.ProspectiveFireParams{
+		TenantID: tenant, ID: id, Now: now, FiredBy: by,
+		FiredReason: reason, FiredScore: score, FiredSource: source,
+	})
 	if err != nil || n == 0 {
 		return nil, err
 	}
@@ -540,8 +550,10 @@ func (c *Coordinator) ProspectiveTick(ctx context.Context, limit int, hook TxHoo
 		for _, r := range rows {
 			key := r.TenantID + "/" + fmt.Sprint(r.ID)
 			byKey[key] = r
-			in := prospective.Intention{ID: key, Content: r.Content, Trigger: prospective.TriggerTime,
-				Status: prospective.StatusPending, Priority: prospective.Priority(r.Priority), CreatedAt: r.CreatedAt}
+			in := prospective.Intention{
+				ID: key, Content: r.Content, Trigger: prospective.TriggerTime,
+				Status: prospective.StatusPending, Priority: prospective.Priority(r.Priority), CreatedAt: r.CreatedAt,
+			}
 			if r.DueAt != nil {
 				in.DueAt = *r.DueAt
 			}

@@ -235,8 +235,10 @@ func (c *Coordinator) Recall(ctx context.Context, tenant, query string, opts *Re
 			ret = c.retrievability(r.Layer, r.Stability, r.Valence, r.Arousal, r.Significance, r.LastAccessedAt, now)
 		}
 		rets[id] = ret
-		cd := retrieval.Candidate{ID: id, Layer: Layer(r.Layer), Text: r.Content, Cosine: clamp(r.Cosine, -1, 1),
-			BM25: math.Max(0, r.Bm25), Retrievability: ret}
+		cd := retrieval.Candidate{
+			ID: id, Layer: Layer(r.Layer), Text: r.Content, Cosine: clamp(r.Cosine, -1, 1),
+			BM25: math.Max(0, r.Bm25), Retrievability: ret,
+		}
 		if r.SessionID != nil {
 			cd.Session = r.SessionID.String()
 			cd.SessionBM25 = clamp(r.SessionBm25, 0, math.MaxFloat64)
@@ -270,11 +272,15 @@ func (c *Coordinator) Recall(ctx context.Context, tenant, query string, opts *Re
 		r := byID[rr.ID]
 		b := bayes.Belief{Alpha: r.ConfAlpha, Beta: r.ConfBeta}
 		iv := b.Interval95()
-		res := Result{ID: r.ID, Layer: rr.Layer, Kind: r.Kind, Content: r.Content, Score: rr.Score, AIGenerated: r.AiGenerated,
+		res := Result{
+			ID: r.ID, Layer: rr.Layer, Kind: r.Kind, Content: r.Content, Score: rr.Score, AIGenerated: r.AiGenerated,
 			Confidence: b.Mean(), ConfidenceLow: iv.Lower, ConfidenceHigh: iv.Upper, Retrievability: rets[rr.ID],
 			Signals: rr.Signals, ByVector: r.ByVector, ByLexical: r.ByLexical,
-			Provenance: Provenance{SourceIDs: nonNil(r.SourceIDs), SessionID: r.SessionID, Context: r.Context,
-				OccurredAt: r.OccurredAt, CreatedAt: r.CreatedAt, Metadata: r.Metadata}}
+			Provenance: Provenance{
+				SourceIDs: nonNil(r.SourceIDs), SessionID: r.SessionID, Context: r.Context,
+				OccurredAt: r.OccurredAt, CreatedAt: r.CreatedAt, Metadata: r.Metadata,
+			},
+		}
 		if r.ExternalID != nil {
 			res.Provenance.ExternalID = *r.ExternalID
 		}
@@ -403,20 +409,24 @@ func (c *Coordinator) recallSideEffects(ctx context.Context, tenant, query strin
 			topScore = &results[0].Score
 		}
 		if err := pt.Later(func() error {
-			return q.RecallEventInsert(ctx, db.RecallEventInsertParams{TenantID: tenant, QueryHash: sum[:],
-				QueryClass: string(class), ResultIDs: ids, TopScore: topScore, Now: now, QueryTerms: terms})
+			return q.RecallEventInsert(ctx, db.RecallEventInsertParams{
+				TenantID: tenant, QueryHash: sum[:],
+				QueryClass: string(class), ResultIDs: ids, TopScore: topScore, Now: now, QueryTerms: terms,
+			})
 		}); err != nil {
 			return err
 		}
 		if len(ids) > 0 {
 			// The stabilities read above are passed along: a stability another transaction
 			// changed meanwhile gets this recall's growth factor instead of being overwritten.
-			ap, err := q.RecallApply(ctx, db.RecallApplyParams{TenantID: tenant, Ids: ids,
+			ap, err := q.RecallApply(ctx, db.RecallApplyParams{
+				TenantID: tenant, Ids: ids,
 				Stabilities: stabs, ReadStabilities: reads, Now: now,
 				MaxStability: c.forget.Params().MaxStability.Hours() / 24, ClosesAt: now.Add(c.cfg.LabilityWindow),
 				Stc: sw.enabled("stc_rescue"), TagBelow: stcCfg.TagBelow, TagExpiresAt: now.Add(stcCfg.CaptureWindow),
 				Entities: sw.enabled("two_factor_hebbian"), MaxEntities: MaxEntitiesCoActivated, TagsFrom: now.Add(-stcCfg.CaptureWindow),
-				Cues: sw.enabled("prospective")})
+				Cues: sw.enabled("prospective"),
+			})
 			if err != nil {
 				return err
 			}
@@ -433,11 +443,15 @@ func (c *Coordinator) recallSideEffects(ctx context.Context, tenant, query strin
 		if err := c.recallHooks(ctx, q, tenant, query, qvec, applied, sw, now); err != nil { // stc capture, prospective
 			return err
 		}
-		detail, _ := json.Marshal(map[string]any{"query_sha256": hex.EncodeToString(sum[:]), "class": class,
-			"result_ids": ids, "touched": touched})
+		detail, _ := json.Marshal(map[string]any{
+			"query_sha256": hex.EncodeToString(sum[:]), "class": class,
+			"result_ids": ids, "touched": touched,
+		})
 		return pt.Later(func() error {
-			return q.AuditEventInsert(ctx, db.AuditEventInsertParams{TenantID: tenant, At: now, Actor: c.cfg.Actor,
-				Action: "memory.recall", Detail: detail})
+			return q.AuditEventInsert(ctx, db.AuditEventInsertParams{
+				TenantID: tenant, At: now, Actor: c.cfg.Actor,
+				Action: "memory.recall", Detail: detail,
+			})
 		})
 	})
 	return touched, err
@@ -465,8 +479,10 @@ func (c *Coordinator) coActivate(ctx context.Context, pt *pipeTx, q *db.Queries,
 	}
 	have := make(map[pair]lockedEdge, len(ap.EdgeIds))
 	for i, id := range ap.EdgeIds {
-		have[pair{ap.EdgeSources[i], ap.EdgeTargets[i]}] = lockedEdge{id: id, edge: hebbian.Edge{Weight: ap.EdgeWeights[i],
-			Variance: ap.EdgeVariances[i], ActivationCount: int(ap.EdgeActivationCounts[i]), LastActivated: ap.EdgeLastActivated[i]}}
+		have[pair{ap.EdgeSources[i], ap.EdgeTargets[i]}] = lockedEdge{id: id, edge: hebbian.Edge{
+			Weight:   ap.EdgeWeights[i],
+			Variance: ap.EdgeVariances[i], ActivationCount: int(ap.EdgeActivationCounts[i]), LastActivated: ap.EdgeLastActivated[i],
+		}}
 	}
 	var up db.EdgeUpdateCoOccursParams
 	var ins db.EdgeInsertCoOccursParams

@@ -25,8 +25,10 @@ func TestRecallSideEffectsAreHOT(t *testing.T) {
 	layers := []coordinator.Layer{coordinator.LayerSemantic, coordinator.LayerEpisodic}
 	var items []coordinator.StoreInput
 	for i := range 60 {
-		items = append(items, coordinator.StoreInput{TenantID: ten, Layer: layers[i%2],
-			Content: fmt.Sprintf("%s repaired the %s bicycle in %s", hotName(i), hotWord(i), hotPlace(i))})
+		items = append(items, coordinator.StoreInput{
+			TenantID: ten, Layer: layers[i%2],
+			Content: fmt.Sprintf("%s repaired the %s bicycle in %s", hotName(i), hotWord(i), hotPlace(i)),
+		})
 	}
 	n, err := b.co.StoreBatch(ctx, items)
 	require.NoError(t, err)

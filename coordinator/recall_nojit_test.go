@@ -27,8 +27,10 @@ func TestRecallCandidatesNoJIT(t *testing.T) {
 	const ten = "nojit"
 	items := make([]coordinator.StoreInput, 0, 1100)
 	for i := range 1100 {
-		items = append(items, coordinator.StoreInput{TenantID: ten, Layer: []coordinator.Layer{coordinator.LayerSemantic, coordinator.LayerEpisodic}[i%2],
-			Content: fmt.Sprintf("%s repaired the %s %s in %s", hotName(i), hotWord(i/3), hotWord(i/7+2), hotPlace(i/5))})
+		items = append(items, coordinator.StoreInput{
+			TenantID: ten, Layer: []coordinator.Layer{coordinator.LayerSemantic, coordinator.LayerEpisodic}[i%2],
+			Content: fmt.Sprintf("%s repaired the %s %s in %s", hotName(i), hotWord(i/3), hotWord(i/7+2), hotPlace(i/5)),
+		})
 	}
 	_, err := b.co.StoreBatch(ctx, items)
 	require.NoError(t, err)
@@ -47,9 +49,11 @@ func TestRecallCandidatesNoJIT(t *testing.T) {
 	if _, err := conn.Exec(ctx, "LOAD 'auto_explain'"); err != nil {
 		t.Skipf("auto_explain is not available to the test role: %v", err)
 	}
-	for _, q := range []string{"SET auto_explain.log_min_duration = 0", "SET auto_explain.log_nested_statements = on",
+	for _, q := range []string{
+		"SET auto_explain.log_min_duration = 0", "SET auto_explain.log_nested_statements = on",
 		"SET jit = on", "SET jit_above_cost = 0", "SET jit_inline_above_cost = -1", "SET jit_optimize_above_cost = -1",
-		"SET client_min_messages = log"} {
+		"SET client_min_messages = log",
+	} {
 		_, err := conn.Exec(ctx, q)
 		require.NoError(t, err, q)
 	}

@@ -43,17 +43,21 @@ func (c *Coordinator) recallCandidates(ctx context.Context, tenant string, p *db
 	wg.Go(func() {
 		var err error
 		vec, err = pipelinedRead(ctx, c, tenant, func(q *db.Queries) ([]int64, error) {
-			return q.RecallVectorHalf(ctx, db.RecallVectorHalfParams{TenantID: tenant, Model: p.Model, Query: p.Query,
+			return q.RecallVectorHalf(ctx, db.RecallVectorHalfParams{
+				TenantID: tenant, Model: p.Model, Query: p.Query,
 				Layers: p.Layers, K: p.K, Now: p.Now, FromTime: p.FromTime, ToTime: p.ToTime, AsOf: p.AsOf,
-				Contexts: p.Contexts, Deep: p.Deep})
+				Contexts: p.Contexts, Deep: p.Deep,
+			})
 		})
 		if err != nil {
 			fail(err)
 		}
 	})
 	lex, err := pipelinedRead(ctx, c, tenant, func(q *db.Queries) (db.RecallLexicalHalfRow, error) {
-		return q.RecallLexicalHalf(ctx, db.RecallLexicalHalfParams{TenantID: tenant, Terms: p.Terms, Layers: p.Layers,
-			K: p.K, Now: p.Now, FromTime: p.FromTime, ToTime: p.ToTime, AsOf: p.AsOf, Contexts: p.Contexts, Deep: p.Deep})
+		return q.RecallLexicalHalf(ctx, db.RecallLexicalHalfParams{
+			TenantID: tenant, Terms: p.Terms, Layers: p.Layers,
+			K: p.K, Now: p.Now, FromTime: p.FromTime, ToTime: p.ToTime, AsOf: p.AsOf, Contexts: p.Contexts, Deep: p.Deep,
+		})
 	})
 	if err != nil {
 		fail(err)
@@ -64,10 +68,12 @@ func (c *Coordinator) recallCandidates(ctx context.Context, tenant string, p *db
 	}
 	c.noteRecallDocs(tenant, lex.N)
 	jrows, err := pipelinedRead(ctx, c, tenant, func(q *db.Queries) ([]db.RecallCandidatesJoinRow, error) {
-		return q.RecallCandidatesJoin(ctx, db.RecallCandidatesJoinParams{TenantID: tenant, Model: p.Model, Query: p.Query,
+		return q.RecallCandidatesJoin(ctx, db.RecallCandidatesJoinParams{
+			TenantID: tenant, Model: p.Model, Query: p.Query,
 			LexTerms: lex.Terms, Idf: lex.Idf, Sidf: lex.Sidf, Layers: p.Layers, Now: p.Now, FromTime: p.FromTime,
 			ToTime: p.ToTime, AsOf: p.AsOf, Contexts: p.Contexts, Deep: p.Deep, VecIds: vec, LexIds: lex.Ids,
-			N: lex.N, Avgdl: lex.Avgdl, Total: lex.Total, Sn: lex.Sn})
+			N: lex.N, Avgdl: lex.Avgdl, Total: lex.Total, Sn: lex.Sn,
+		})
 	})
 	if err != nil {
 		return nil, true, err

@@ -51,8 +51,10 @@ func benchRecallSplit(b *testing.B, n int) {
 	for from := 0; from < n; from += coordinator.MaxBatch / 10 {
 		items := make([]coordinator.StoreInput, 0, coordinator.MaxBatch/10)
 		for i := from; i < min(n, from+coordinator.MaxBatch/10); i++ {
-			items = append(items, coordinator.StoreInput{TenantID: tenant, Layer: layers[i%3],
-				Content: fmt.Sprintf("%s met %s in %s about the %s and the %s", pick(names), pick(names), pick(places), pick(words), pick(words))})
+			items = append(items, coordinator.StoreInput{
+				TenantID: tenant, Layer: layers[i%3],
+				Content: fmt.Sprintf("%s met %s in %s about the %s and the %s", pick(names), pick(names), pick(places), pick(words), pick(words)),
+			})
 		}
 		_, err := split.StoreBatch(ctx, items)
 		require.NoError(b, err)

@@ -28,9 +28,11 @@ func splitTenant(t *testing.T, co *coordinator.Coordinator, tenant string, n int
 	items := make([]coordinator.StoreInput, 0, n)
 	for i := range n {
 		at := t0.Add(-time.Duration(n-i) * 36 * time.Minute)
-		it := coordinator.StoreInput{TenantID: tenant, Layer: layers[i%3], Context: []string{"work", "personal"}[i%2],
+		it := coordinator.StoreInput{
+			TenantID: tenant, Layer: layers[i%3], Context: []string{"work", "personal"}[i%2],
 			Content:    fmt.Sprintf("%s repaired the %s %s in %s", hotName(i), hotWord(i/3), hotWord(i/7+2), hotPlace(i/5)),
-			OccurredAt: &at}
+			OccurredAt: &at,
+		}
 		if it.Layer == coordinator.LayerEpisodic {
 			s := sessions[i%len(sessions)]
 			it.SessionID = &s
@@ -61,8 +63,10 @@ func TestRecallSplitSameResults(t *testing.T) {
 	b.clock.Set(t0.Add(2 * time.Hour))
 	later := make([]coordinator.StoreInput, 0, 100)
 	for i := range 100 {
-		later = append(later, coordinator.StoreInput{TenantID: big, Layer: coordinator.LayerSemantic,
-			Content: fmt.Sprintf("%s repaired the %s window in %s", hotName(i+7), hotWord(i), hotPlace(i))})
+		later = append(later, coordinator.StoreInput{
+			TenantID: big, Layer: coordinator.LayerSemantic,
+			Content: fmt.Sprintf("%s repaired the %s window in %s", hotName(i+7), hotWord(i), hotPlace(i)),
+		})
 	}
 	_, err = b.co.StoreBatch(ctx, later)
 	require.NoError(t, err)

@@ -37,8 +37,10 @@ func TestRecallVectorTiesGoToLowerIDs(t *testing.T) {
 	var items []coordinator.StoreInput
 	for i := range 2 * k {
 		// The same terms: the same embedding, the same cosine to any query.
-		items = append(items, coordinator.StoreInput{TenantID: ten, Layer: coordinator.LayerSemantic,
-			Content: fmt.Sprintf("Ines parks the red tandem at the station%s", []string{".", "!", "", "..."}[i%4])})
+		items = append(items, coordinator.StoreInput{
+			TenantID: ten, Layer: coordinator.LayerSemantic,
+			Content: fmt.Sprintf("Ines parks the red tandem at the station%s", []string{".", "!", "", "..."}[i%4]),
+		})
 	}
 	n, err := b.co.StoreBatch(ctx, items)
 	require.NoError(t, err)

@@ -62,9 +62,11 @@ func (c *Coordinator) ReconsolidationLog(ctx context.Context, tenant string, mem
 	}
 	out := make([]ReconEvent, 0, len(rows))
 	for _, r := range rows {
-		ev := ReconEvent{ID: r.ID, MemoryID: r.MemoryID, TriggerID: r.TriggerID, ResultID: r.ResultID, Mode: string(r.Mode),
+		ev := ReconEvent{
+			ID: r.ID, MemoryID: r.MemoryID, TriggerID: r.TriggerID, ResultID: r.ResultID, Mode: string(r.Mode),
 			Action: r.Action, RawPE: r.RawPe, EffectivePE: r.EffectivePe, Contradiction: r.Contradiction, Blocked: r.Blocked,
-			AppliedAt: r.AppliedAt, RolledBackAt: r.RolledBackAt}
+			AppliedAt: r.AppliedAt, RolledBackAt: r.RolledBackAt,
+		}
 		if r.RollbackReason != nil {
 			ev.RollbackNote = *r.RollbackReason
 		}
@@ -128,9 +130,11 @@ func (c *Coordinator) ReconsolidationEvent(ctx context.Context, tenant string, i
 	if err := json.Unmarshal(ev.Snapshot, &snap); err != nil {
 		return nil, fmt.Errorf("error reading the snapshot of reconsolidation event %d: %w", id, err)
 	}
-	out := &ReconEventDetail{ReconEvent: ReconEvent{ID: ev.ID, MemoryID: ev.MemoryID, TriggerID: ev.TriggerID, ResultID: ev.ResultID,
+	out := &ReconEventDetail{ReconEvent: ReconEvent{
+		ID: ev.ID, MemoryID: ev.MemoryID, TriggerID: ev.TriggerID, ResultID: ev.ResultID,
 		Mode: string(ev.Mode), Action: snap.Action, RawPE: ev.RawPe, EffectivePE: ev.EffectivePe, Contradiction: ev.Contradiction,
-		Blocked: ev.Blocked, AppliedAt: ev.AppliedAt, RolledBackAt: ev.RolledBackAt}, Plan: snap.Plan, Changed: []string{}}
+		Blocked: ev.Blocked, AppliedAt: ev.AppliedAt, RolledBackAt: ev.RolledBackAt,
+	}, Plan: snap.Plan, Changed: []string{}}
 	if ev.RollbackReason != nil {
 		out.RollbackNote = *ev.RollbackReason
 	}
@@ -141,8 +145,10 @@ func (c *Coordinator) ReconsolidationEvent(ctx context.Context, tenant string, i
 		out.Link = snap.Link
 	}
 	r := snap.Row
-	out.Before = MemoryState{Content: r.Content, Metadata: r.Metadata, SourceIDs: nonNil(r.SourceIDs), Stability: r.Stability,
-		ConfAlpha: r.ConfAlpha, ConfBeta: r.ConfBeta, Confidence: r.Confidence, UpdatedAt: r.UpdatedAt, Embedded: len(r.Embedding) > 0}
+	out.Before = MemoryState{
+		Content: r.Content, Metadata: r.Metadata, SourceIDs: nonNil(r.SourceIDs), Stability: r.Stability,
+		ConfAlpha: r.ConfAlpha, ConfBeta: r.ConfBeta, Confidence: r.Confidence, UpdatedAt: r.UpdatedAt, Embedded: len(r.Embedding) > 0,
+	}
 	m, err := tenantRead(ctx, c, tenant, func(q *db.Queries) (db.ZbMemory, error) {
 		return q.MemoryGetByID(ctx, db.MemoryGetByIDParams{TenantID: tenant, ID: ev.MemoryID})
 	})
@@ -152,8 +158,10 @@ func (c *Coordinator) ReconsolidationEvent(ctx context.Context, tenant string, i
 	case err != nil:
 		return nil, interpretError(fmt.Sprintf("reading memory %d", ev.MemoryID), err)
 	}
-	after := MemoryState{Content: m.Content, Metadata: m.Metadata, SourceIDs: nonNil(m.SourceIDs), Stability: m.Stability,
-		ConfAlpha: m.ConfAlpha, ConfBeta: m.ConfBeta, Confidence: m.Confidence, UpdatedAt: m.UpdatedAt, Embedded: m.Embedding != nil}
+	after := MemoryState{
+		Content: m.Content, Metadata: m.Metadata, SourceIDs: nonNil(m.SourceIDs), Stability: m.Stability,
+		ConfAlpha: m.ConfAlpha, ConfBeta: m.ConfBeta, Confidence: m.Confidence, UpdatedAt: m.UpdatedAt, Embedded: m.Embedding != nil,
+	}
 	out.After = &after
 	b := out.Before
 	for _, f := range []struct {

@@ -183,8 +183,10 @@ func (c *Coordinator) StartReembed(ctx context.Context, opts *ReembedOpts) (*Ree
 		out.Tenants = len(tenants)
 		for _, t := range tenants {
 			v := perTenant[t]
-			if err := c.audit(ctx, q, t, "tenant.reembed", nil, now, map[string]any{"model": model, "previous": prev,
-				"memories": v[0], "jobs": v[1]}); err != nil {
+			if err := c.audit(ctx, q, t, "tenant.reembed", nil, now, map[string]any{
+				"model": model, "previous": prev,
+				"memories": v[0], "jobs": v[1],
+			}); err != nil {
 				return err
 			}
 		}
@@ -283,8 +285,10 @@ func (c *Coordinator) Reembed(ctx context.Context, args jobs.ReembedArgs, hook T
 				rep.Skipped++ // no embeddable feature (e.g. only punctuation): lexical only
 				continue
 			}
-			n, err := q.ReembedWrite(ctx, db.ReembedWriteParams{TenantID: args.TenantID, ID: r.ID, Embedding: toVector(vecs[i]),
-				Model: model, ReadAt: r.UpdatedAt})
+			n, err := q.ReembedWrite(ctx, db.ReembedWriteParams{
+				TenantID: args.TenantID, ID: r.ID, Embedding: toVector(vecs[i]),
+				Model: model, ReadAt: r.UpdatedAt,
+			})
 			if err != nil {
 				return err
 			}
@@ -374,8 +378,10 @@ func reembedFillArgs(tenant string, ids []int64) []river.InsertManyParams {
 	var out []river.InsertManyParams
 	for start := 0; start < len(ids); start += ReembedBatchDefault {
 		end := min(start+ReembedBatchDefault, len(ids))
-		out = append(out, river.InsertManyParams{Args: jobs.ReembedArgs{TenantID: tenant, MemoryIDs: ids[start:end:end]},
-			InsertOpts: jobs.ReembedInsertOpts()})
+		out = append(out, river.InsertManyParams{
+			Args:       jobs.ReembedArgs{TenantID: tenant, MemoryIDs: ids[start:end:end]},
+			InsertOpts: jobs.ReembedInsertOpts(),
+		})
 	}
 	return out
 }

@@ -80,9 +80,11 @@ func (c *Coordinator) DueReviews(ctx context.Context, tenant string, limit int) 
 	}
 	out := make([]DueReview, 0, len(rows))
 	for _, r := range rows {
-		out = append(out, DueReview{MemoryID: r.MemoryID, Layer: Layer(r.Layer), Kind: r.Kind, Content: r.Content, Due: r.Due,
+		out = append(out, DueReview{
+			MemoryID: r.MemoryID, Layer: Layer(r.Layer), Kind: r.Kind, Content: r.Content, Due: r.Due,
 			State: stateName(r.State), Stability: r.Stability, Difficulty: r.Difficulty, Reps: r.Reps, Lapses: r.Lapses,
-			LastReview: r.LastReview})
+			LastReview: r.LastReview,
+		})
 	}
 	return out, total, nil
 }
@@ -141,8 +143,10 @@ func (c *Coordinator) GradeReview(ctx context.Context, tenant string, memoryID i
 		if st.Status != db.ZbMemoryStatusActive {
 			return fmt.Errorf("memory %d is %s, only active memories are reviewed: %w", memoryID, st.Status, ErrNotFound)
 		}
-		n, err := q.LcReviewStateEnsure(ctx, db.LcReviewStateEnsureParams{TenantID: tenant, MemoryID: memoryID, Due: now,
-			Accesses: st.AccessCount})
+		n, err := q.LcReviewStateEnsure(ctx, db.LcReviewStateEnsureParams{
+			TenantID: tenant, MemoryID: memoryID, Due: now,
+			Accesses: st.AccessCount,
+		})
 		if err != nil {
 			return err
 		}
@@ -166,9 +170,11 @@ func (c *Coordinator) GradeReview(ctx context.Context, tenant string, memoryID i
 				return err
 			}
 		}
-		card := review.Card{Stability: r.CardStability, Difficulty: r.CardDifficulty, Due: r.Due, Reps: uint64(max(r.Reps, 0)),
+		card := review.Card{
+			Stability: r.CardStability, Difficulty: r.CardDifficulty, Due: r.Due, Reps: uint64(max(r.Reps, 0)),
 			Lapses: uint64(max(r.Lapses, 0)), State: review.State(r.State), ElapsedDays: uint64(max(r.ElapsedDays, 0)),
-			ScheduledDays: uint64(max(r.ScheduledDays, 0))}
+			ScheduledDays: uint64(max(r.ScheduledDays, 0)),
+		}
 		if r.LastReview != nil {
 			card.LastReview = *r.LastReview
 		}
@@ -211,8 +217,10 @@ func (c *Coordinator) GradeReview(ctx context.Context, tenant string, memoryID i
 		if err := w.flush(ctx, q); err != nil {
 			return err
 		}
-		return c.audit(ctx, q, tenant, "memory.review", &memoryID, now, map[string]any{"grade": res.Grade, "manual": true,
-			"state_before": res.StateBefore, "state": res.State, "interval_days": interval, "created": res.Created})
+		return c.audit(ctx, q, tenant, "memory.review", &memoryID, now, map[string]any{
+			"grade": res.Grade, "manual": true,
+			"state_before": res.StateBefore, "state": res.State, "interval_days": interval, "created": res.Created,
+		})
 	})
 	if err != nil {
 		return nil, interpretError(fmt.Sprintf("grading memory %d", memoryID), err)

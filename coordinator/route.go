@@ -113,16 +113,26 @@ func (r Route) validate() error {
 // interaction before any route applies, and is routed again at consolidation.
 func DefaultRoutes() []Route {
 	return []Route{
-		{Name: "procedural_how_to_en", Lang: textproc.English, Layer: LayerProcedural,
-			Pattern: `(?:how to|how do (?:i|you|we)|in order to|step (?:1|one)|first,? .*then|instructions? for|recipe for|to do this,)`},
-		{Name: "procedural_steps_en", Lang: textproc.English, Layer: LayerProcedural,
-			Pattern: `(?:step \d+|steps?:|run ` + "`" + `|then run|next,? (?:run|click|open|type))`},
-		{Name: "procedural_how_to_de", Lang: textproc.German, Layer: LayerProcedural,
-			Pattern: `(?:wie man|so geht|anleitung|schritt (?:\d+|eins)|zuerst .*dann|um .* zu .*muss)`},
-		{Name: "identity_en", Lang: textproc.English, Layer: LayerSemantic, Kind: "identity",
-			Pattern: `(?:my name is|i am an? |i'm an? |call me|i was born|i identify as)`},
-		{Name: "identity_de", Lang: textproc.German, Layer: LayerSemantic, Kind: "identity",
-			Pattern: `(?:ich heiße|mein name ist|ich bin ein(?:e|)? |ich wurde .*geboren|nenn mich)`},
+		{
+			Name: "procedural_how_to_en", Lang: textproc.English, Layer: LayerProcedural,
+			Pattern: `(?:how to|how do (?:i|you|we)|in order to|step (?:1|one)|first,? .*then|instructions? for|recipe for|to do this,)`,
+		},
+		{
+			Name: "procedural_steps_en", Lang: textproc.English, Layer: LayerProcedural,
+			Pattern: `(?:step \d+|steps?:|run ` + "`" + `|then run|next,? (?:run|click|open|type))`,
+		},
+		{
+			Name: "procedural_how_to_de", Lang: textproc.German, Layer: LayerProcedural,
+			Pattern: `(?:wie man|so geht|anleitung|schritt (?:\d+|eins)|zuerst .*dann|um .* zu .*muss)`,
+		},
+		{
+			Name: "identity_en", Lang: textproc.English, Layer: LayerSemantic, Kind: "identity",
+			Pattern: `(?:my name is|i am an? |i'm an? |call me|i was born|i identify as)`,
+		},
+		{
+			Name: "identity_de", Lang: textproc.German, Layer: LayerSemantic, Kind: "identity",
+			Pattern: `(?:ich heiße|mein name ist|ich bin ein(?:e|)? |ich wurde .*geboren|nenn mich)`,
+		},
 		{Name: "strong_emotion", Signal: SignalEmotion, Layer: LayerEpisodic},
 		{Name: "temporal_anchor", Signal: SignalDate, Layer: LayerEpisodic},
 	}

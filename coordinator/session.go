@@ -29,8 +29,10 @@ type Session struct {
 }
 
 func sessionFromRow(r db.ZbSession) Session {
-	return Session{TenantID: r.TenantID, ID: r.ID, Context: r.Context, StartedAt: r.StartedAt,
-		LastActivityAt: r.LastActivityAt, EndedAt: r.EndedAt, ConsolidatedAt: r.ConsolidatedAt}
+	return Session{
+		TenantID: r.TenantID, ID: r.ID, Context: r.Context, StartedAt: r.StartedAt,
+		LastActivityAt: r.LastActivityAt, EndedAt: r.EndedAt, ConsolidatedAt: r.ConsolidatedAt,
+	}
 }
 
 // StartSession opens a new session for a tenant (created on first use) in a context (empty:

@@ -19,8 +19,10 @@ func TestSimilarSemanticExactAndComplete(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
 	ctx, pool := ctxT(t), b.cfg.Pool
-	words := []string{"harbour", "lantern", "orchard", "violin", "glacier", "saddle", "pepper", "compass", "meadow",
-		"anchor", "thimble", "quarry", "falcon", "marble", "juniper", "ribbon", "cobalt", "walnut", "ember", "tundra"}
+	words := []string{
+		"harbour", "lantern", "orchard", "violin", "glacier", "saddle", "pepper", "compass", "meadow",
+		"anchor", "thimble", "quarry", "falcon", "marble", "juniper", "ribbon", "cobalt", "walnut", "ember", "tundra",
+	}
 	text := func(i int) string {
 		return fmt.Sprintf("the %s near the %s keeps a %s and a %s", words[i%20], words[(i/20)%20], words[(i*7+3)%20], words[(i*13+5)%20])
 	}

@@ -179,8 +179,10 @@ func (c *Coordinator) stcFormed(ctx context.Context, q *db.Queries, tenant strin
 		ids[i] = m.ID
 		from, to = minTime(from, m.CreatedAt), maxTime(to, m.CreatedAt)
 	}
-	tagged, err := q.StcTagWeakFormed(ctx, db.StcTagWeakFormedParams{TenantID: tenant, Ids: ids, Below: cfg.TagBelow,
-		WindowSeconds: cfg.CaptureWindow.Seconds(), Now: now})
+	tagged, err := q.StcTagWeakFormed(ctx, db.StcTagWeakFormedParams{
+		TenantID: tenant, Ids: ids, Below: cfg.TagBelow,
+		WindowSeconds: cfg.CaptureWindow.Seconds(), Now: now,
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -206,8 +208,10 @@ func (c *Coordinator) stcSleep(ctx context.Context, q *db.Queries, tenant string
 	if !lastSweep.IsZero() {
 		since = lastSweep
 	}
-	tagged, err := q.StcTagWeakActive(ctx, db.StcTagWeakActiveParams{TenantID: tenant, Below: cfg.TagBelow,
-		WindowSeconds: cfg.CaptureWindow.Seconds(), Since: since, Now: now, K: STCSleepMaxTags, LookupCost: STCActivationLookupCost})
+	tagged, err := q.StcTagWeakActive(ctx, db.StcTagWeakActiveParams{
+		TenantID: tenant, Below: cfg.TagBelow,
+		WindowSeconds: cfg.CaptureWindow.Seconds(), Since: since, Now: now, K: STCSleepMaxTags, LookupCost: STCActivationLookupCost,
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -217,8 +221,10 @@ func (c *Coordinator) stcSleep(ctx context.Context, q *db.Queries, tenant string
 	}
 	rep := &STCReport{Tagged: append([]int64{}, tagged...), Rescued: rescued}
 	if len(rep.Tagged) > 0 || len(rep.Rescued) > 0 {
-		if err := c.audit(ctx, q, tenant, "memory.stc_sweep", nil, now, map[string]any{"since": since,
-			"tagged": rep.Tagged, "rescued": len(rep.Rescued)}); err != nil {
+		if err := c.audit(ctx, q, tenant, "memory.stc_sweep", nil, now, map[string]any{
+			"since":  since,
+			"tagged": rep.Tagged, "rescued": len(rep.Rescued),
+		}); err != nil {
 			return nil, err
 		}
 	}
@@ -244,16 +250,20 @@ func (c *Coordinator) stcCapture(ctx context.Context, q *db.Queries, tenant stri
 	for i, t := range tags {
 		tagIDs[i] = t.MemoryID
 	}
-	cands, err := q.StcDonors(ctx, db.StcDonorsParams{TenantID: tenant, TagIds: tagIDs, MinWeight: STCClusterMinWeight,
+	cands, err := q.StcDonors(ctx, db.StcDonorsParams{
+		TenantID: tenant, TagIds: tagIDs, MinWeight: STCClusterMinWeight,
 		ClusterCost: STCClusterCost, LookupCost: STCActivationLookupCost, Above: cfg.DonorAbove,
-		WindowSeconds: cfg.CaptureWindow.Seconds(), Now: now})
+		WindowSeconds: cfg.CaptureWindow.Seconds(), Now: now,
+	})
 	if err != nil {
 		return nil, err
 	}
 	donors := map[int64][]pma.STCDonor{}
 	for _, d := range cands {
-		donors[d.TagID] = append(donors[d.TagID], pma.STCDonor{MemoryID: strconv.FormatInt(d.DonorID, 10),
-			Confidence: lcClamp(d.Confidence, 0, 1), CreatedAt: d.ActivatedAt, Related: true})
+		donors[d.TagID] = append(donors[d.TagID], pma.STCDonor{
+			MemoryID:   strconv.FormatInt(d.DonorID, 10),
+			Confidence: lcClamp(d.Confidence, 0, 1), CreatedAt: d.ActivatedAt, Related: true,
+		})
 	}
 	out := []STCRescue{}
 	for _, t := range tags {
@@ -329,12 +339,16 @@ func (c *Coordinator) applyRescue(ctx context.Context, q *db.Queries, tenant str
 		tau = STCDefaultMediumTau.Seconds()
 	}
 	cfg := (&pma.STCConfig{}).WithDefaults()
-	if err := q.StcCopyRescue(ctx, db.StcCopyRescueParams{TenantID: tenant, MemoryID: memID, Strength: res.Strength,
-		TauSeconds: tau / cfg.DecayFactor, Now: now}); err != nil {
+	if err := q.StcCopyRescue(ctx, db.StcCopyRescueParams{
+		TenantID: tenant, MemoryID: memID, Strength: res.Strength,
+		TauSeconds: tau / cfg.DecayFactor, Now: now,
+	}); err != nil {
 		return STCRescue{}, false, err
 	}
-	r := STCRescue{MemoryID: memID, DonorID: donorID, StrengthBefore: lcClamp(m.Strength, 0, 1), StrengthAfter: res.Strength,
-		StabilityBefore: s0, StabilityAfter: s1, FadeAt: fade}
+	r := STCRescue{
+		MemoryID: memID, DonorID: donorID, StrengthBefore: lcClamp(m.Strength, 0, 1), StrengthAfter: res.Strength,
+		StabilityBefore: s0, StabilityAfter: s1, FadeAt: fade,
+	}
 	if err := c.audit(ctx, q, tenant, "memory.stc_rescue", &memID, now, r); err != nil {
 		return STCRescue{}, false, err
 	}
@@ -373,8 +387,10 @@ func (c *Coordinator) STCTags(ctx context.Context, tenant string, limit int) ([]
 	}
 	out := make([]STCTag, len(rows))
 	for i, r := range rows {
-		out[i] = STCTag{MemoryID: r.MemoryID, TaggedAt: r.TaggedAt, ExpiresAt: r.ExpiresAt, StrengthBefore: r.StrengthBefore,
-			RescuedAt: r.RescuedAt, RescuedBy: r.RescuedBy}
+		out[i] = STCTag{
+			MemoryID: r.MemoryID, TaggedAt: r.TaggedAt, ExpiresAt: r.ExpiresAt, StrengthBefore: r.StrengthBefore,
+			RescuedAt: r.RescuedAt, RescuedBy: r.RescuedBy,
+		}
 	}
 	return out, nil
 }

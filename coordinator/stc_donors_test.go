@@ -219,8 +219,10 @@ func TestSTCDonorsMatchClusterFirst(t *testing.T) {
 		}
 		got, err := db.New(pool).StcDonors(ctx, p)
 		require.NoError(t, err)
-		rows, err := pool.Query(ctx, stcDonorsClusterFirst, pgx.NamedArgs{"tenant_id": p.TenantID, "tag_ids": p.TagIds,
-			"min_weight": p.MinWeight, "above": p.Above, "window_seconds": p.WindowSeconds, "now": p.Now})
+		rows, err := pool.Query(ctx, stcDonorsClusterFirst, pgx.NamedArgs{
+			"tenant_id": p.TenantID, "tag_ids": p.TagIds,
+			"min_weight": p.MinWeight, "above": p.Above, "window_seconds": p.WindowSeconds, "now": p.Now,
+		})
 		require.NoError(t, err)
 		want, err := pgx.CollectRows(rows, pgx.RowToStructByPos[donor])
 		require.NoError(t, err)

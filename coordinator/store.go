@@ -366,8 +366,10 @@ func (c *Coordinator) Store(ctx context.Context, in StoreInput) (*StoreResult, e
 	if err := c.embedPrepared(ctx, []*prepared{p}); err != nil {
 		return nil, err
 	}
-	res := &StoreResult{Layer: p.layer, Kind: p.kind, Route: p.route, Outcome: OutcomeCreated, Fact: p.fact,
-		Dates: p.dates, Embedded: p.embedding != nil}
+	res := &StoreResult{
+		Layer: p.layer, Kind: p.kind, Route: p.route, Outcome: OutcomeCreated, Fact: p.fact,
+		Dates: p.dates, Embedded: p.embedding != nil,
+	}
 	err = c.pipelinedTx(ctx, in.TenantID, txPrelude{lockTimeout: StoreLockTimeout, ensureTenant: true}, func(pt *pipeTx) error {
 		q := c.q.WithTx(pt)
 		if in.SessionID != nil {
@@ -476,8 +478,10 @@ func (c *Coordinator) storeNew(ctx context.Context, pt *pipeTx, q *db.Queries, p
 		}
 	}
 	storeDetail := func() []byte {
-		d, _ := json.Marshal(map[string]any{"layer": p.layer, "kind": p.kind, "route": p.route, "bytes": len(p.in.Content),
-			"superseded": res.Superseded, "evicted": res.Evicted})
+		d, _ := json.Marshal(map[string]any{
+			"layer": p.layer, "kind": p.kind, "route": p.route, "bytes": len(p.in.Content),
+			"superseded": res.Superseded, "evicted": res.Evicted,
+		})
 		return d
 	}
 	params.Actor = c.cfg.Actor
@@ -521,8 +525,10 @@ func (c *Coordinator) storeNew(ctx context.Context, pt *pipeTx, q *db.Queries, p
 		res.Evicted = ev
 		detail := storeDetail()
 		if err := pt.Later(func() error {
-			return q.AuditEventInsert(ctx, db.AuditEventInsertParams{TenantID: p.in.TenantID, At: p.now, Actor: c.cfg.Actor,
-				Action: "memory.store", MemoryID: &id, Detail: detail})
+			return q.AuditEventInsert(ctx, db.AuditEventInsertParams{
+				TenantID: p.in.TenantID, At: p.now, Actor: c.cfg.Actor,
+				Action: "memory.store", MemoryID: &id, Detail: detail,
+			})
 		}); err != nil {
 			return err
 		}
@@ -539,8 +545,10 @@ func (c *Coordinator) storeNew(ctx context.Context, pt *pipeTx, q *db.Queries, p
 	}
 	// River's insert notification, when it sends one, waits for COMMIT.
 	return pt.Later(func() error {
-		return c.enqueueDerive(ctx, pt, jobs.DeriveArgs{TenantID: p.in.TenantID, MemoryIDs: []int64{id},
-			NeedsEmbedding: p.embedding == nil, RecheckSupersede: true})
+		return c.enqueueDerive(ctx, pt, jobs.DeriveArgs{
+			TenantID: p.in.TenantID, MemoryIDs: []int64{id},
+			NeedsEmbedding: p.embedding == nil, RecheckSupersede: true,
+		})
 	})
 }
 
@@ -562,8 +570,10 @@ func (c *Coordinator) storeCore(ctx context.Context, tx pgx.Tx, q *db.Queries, p
 		}
 		res.ID = id
 		detail, _ := json.Marshal(map[string]any{"layer": p.layer, "kind": p.kind, "route": p.route, "label": p.in.CoreLabel, "bytes": len(p.in.Content)})
-		if err := q.AuditEventInsert(ctx, db.AuditEventInsertParams{TenantID: p.in.TenantID, At: p.now, Actor: c.cfg.Actor,
-			Action: "memory.store", MemoryID: &id, Detail: detail}); err != nil {
+		if err := q.AuditEventInsert(ctx, db.AuditEventInsertParams{
+			TenantID: p.in.TenantID, At: p.now, Actor: c.cfg.Actor,
+			Action: "memory.store", MemoryID: &id, Detail: detail,
+		}); err != nil {
 			return err
 		}
 		return c.enqueueDerive(ctx, tx, jobs.DeriveArgs{TenantID: p.in.TenantID, MemoryIDs: []int64{id}, NeedsEmbedding: p.embedding == nil})
@@ -588,8 +598,10 @@ func (c *Coordinator) storeCore(ctx context.Context, tx pgx.Tx, q *db.Queries, p
 		return err
 	}
 	detail, _ := json.Marshal(map[string]any{"label": p.in.CoreLabel, "old_value": existing.Content, "new_value": p.in.Content})
-	if err := q.AuditEventInsert(ctx, db.AuditEventInsertParams{TenantID: p.in.TenantID, At: p.now, Actor: c.cfg.Actor,
-		Action: "memory.update", MemoryID: &existing.ID, Detail: detail}); err != nil {
+	if err := q.AuditEventInsert(ctx, db.AuditEventInsertParams{
+		TenantID: p.in.TenantID, At: p.now, Actor: c.cfg.Actor,
+		Action: "memory.update", MemoryID: &existing.ID, Detail: detail,
+	}); err != nil {
 		return err
 	}
 	return c.enqueueDerive(ctx, tx, jobs.DeriveArgs{TenantID: p.in.TenantID, MemoryIDs: []int64{existing.ID}, NeedsEmbedding: p.embedding == nil})
@@ -630,14 +642,18 @@ func (c *Coordinator) placeWorking(ctx context.Context, q *db.Queries, p *prepar
 		if _, err := q.WorkingSlotDelete(ctx, db.WorkingSlotDeleteParams{TenantID: p.in.TenantID, SessionID: sess, Slot: ev.Slot}); err != nil {
 			return 0, err
 		}
-		if _, err := q.MemoryMoveLayer(ctx, db.MemoryMoveLayerParams{TenantID: p.in.TenantID, ID: ev.MemoryID,
-			Layer: string(LayerShortTerm), Kind: DefaultKind(LayerShortTerm), Now: p.now}); err != nil {
+		if _, err := q.MemoryMoveLayer(ctx, db.MemoryMoveLayerParams{
+			TenantID: p.in.TenantID, ID: ev.MemoryID,
+			Layer: string(LayerShortTerm), Kind: DefaultKind(LayerShortTerm), Now: p.now,
+		}); err != nil {
 			return 0, err
 		}
 		slot, evicted = ev.Slot, ev.MemoryID
 	}
-	return evicted, q.WorkingSlotInsert(ctx, db.WorkingSlotInsertParams{TenantID: p.in.TenantID, SessionID: sess,
-		Slot: slot, MemoryID: id, Relevance: rel, Now: p.now})
+	return evicted, q.WorkingSlotInsert(ctx, db.WorkingSlotInsertParams{
+		TenantID: p.in.TenantID, SessionID: sess,
+		Slot: slot, MemoryID: id, Relevance: rel, Now: p.now,
+	})
 }
 
 // switchSet is a tenant's disabled algorithms (a missing row means enabled).

@@ -34,8 +34,10 @@ func TestDecayTripleCopyProtects(t *testing.T) {
 
 	run := func(tenant string, on bool) (archived, protected int, promotedActive bool) {
 		mk := func(content string, deep bool) int64 {
-			id := insertMem(t, pool, tenant, memSpec{layer: "episodic", kind: "episode", content: content,
-				created: old, stability: 1, fadeAt: past, derived: true})
+			id := insertMem(t, pool, tenant, memSpec{
+				layer: "episodic", kind: "episode", content: content,
+				created: old, stability: 1, fadeAt: past, derived: true,
+			})
 			execSQL(t, pool, `INSERT INTO zb.triple_copy (tenant_id, memory_id, copy, initial_strength, tau_seconds, created_at)
 				VALUES ($1, $2, 'fast', 0.15, 14400, $3), ($1, $2, 'medium', 0.12, 1209600, $3)`, tenant, id, old)
 			if deep {

@@ -45,8 +45,10 @@ func TestUnderivedQueueMirrorsMemory(t *testing.T) {
 
 	var items []coordinator.StoreInput
 	for i := range 30 {
-		items = append(items, coordinator.StoreInput{TenantID: ten,
-			Content: fmt.Sprintf("%s repaired the %s bicycle in %s", hotName(i), hotWord(i), hotPlace(i))})
+		items = append(items, coordinator.StoreInput{
+			TenantID: ten,
+			Content:  fmt.Sprintf("%s repaired the %s bicycle in %s", hotName(i), hotWord(i), hotPlace(i)),
+		})
 	}
 	stored, err := b.co.StoreBatch(ctx, items) // COPY
 	require.NoError(t, err)

@@ -237,30 +237,42 @@ func TestHashSimilarity(t *testing.T) {
 	tests := []struct {
 		name, anchor, para, unrelated string
 	}{
-		{"EN/cats", // 0.88 / 0.04
+		{
+			"EN/cats", // 0.88 / 0.04
 			"My sister adopted two cats from the animal shelter.",
 			"Two cats were adopted by my sister from a shelter.",
-			"The quarterly budget meeting moved to Thursday afternoon."},
-		{"EN/deploy", // 0.82 / -0.04
+			"The quarterly budget meeting moved to Thursday afternoon.",
+		},
+		{
+			"EN/deploy", // 0.82 / -0.04
 			"The deployment failed because the database migration timed out.",
 			"Database migration timeout caused the failed deployment.",
-			"I bought fresh strawberries at the farmers market."},
-		{"EN/morphology", // 0.76 / 0.01
+			"I bought fresh strawberries at the farmers market.",
+		},
+		{
+			"EN/morphology", // 0.76 / 0.01
 			"I am training for a marathon and run four times a week.",
 			"She runs every week because she is training for the marathon.",
-			"The printer on the third floor is out of toner."},
-		{"DE/visit", // 0.94 / -0.06
+			"The printer on the third floor is out of toner.",
+		},
+		{
+			"DE/visit", // 0.94 / -0.06
 			"Ich habe gestern meine Großmutter im Krankenhaus besucht.",
 			"Gestern besuchte ich die Großmutter im Krankenhaus.",
-			"Der Zug nach Hamburg hat heute zwanzig Minuten Verspätung."},
-		{"DE/meeting", // 0.84 / 0.03
+			"Der Zug nach Hamburg hat heute zwanzig Minuten Verspätung.",
+		},
+		{
+			"DE/meeting", // 0.84 / 0.03
 			"Das Meeting wurde auf nächsten Dienstag verschoben.",
 			"Wir haben das Meeting auf Dienstag verschoben.",
-			"Meine Katze schläft am liebsten auf der Heizung."},
-		{"DE/compounds", // 0.68 / 0.02
+			"Meine Katze schläft am liebsten auf der Heizung.",
+		},
+		{
+			"DE/compounds", // 0.68 / 0.02
 			"Wir fahren im Sommer mit dem Fahrrad an den Bodensee.",
 			"Im Sommer geht es mit den Fahrrädern zum Bodensee.",
-			"Die Steuererklärung muss bis Ende Juli eingereicht werden."},
+			"Die Steuererklärung muss bis Ende Juli eingereicht werden.",
+		},
 	}
 	h := newTestHash(t, 768)
 	for _, tt := range tests {

@@ -186,8 +186,10 @@ func TestEmbeddingDimensionTakesEffect(t *testing.T) {
 	require.NoError(t, q.TenantEnsure(ctx, db.TenantEnsureParams{ID: "t1", Name: "t1"}))
 	now := time.Now()
 	stab := 1.0
-	mem, err := q.MemoryInsert(ctx, db.MemoryInsertParams{TenantID: "t1", Context: "default", Layer: db.ZbMemoryLayerSemantic,
-		Kind: "fact", Content: "dimension check", Now: now, SourceIDs: []int64{}, Metadata: []byte("{}"), Stability: &stab})
+	mem, err := q.MemoryInsert(ctx, db.MemoryInsertParams{
+		TenantID: "t1", Context: "default", Layer: db.ZbMemoryLayerSemantic,
+		Kind: "fact", Content: "dimension check", Now: now, SourceIDs: []int64{}, Metadata: []byte("{}"), Stability: &stab,
+	})
 	require.NoError(t, err)
 	_, err = q.MemorySetEmbedding(ctx, db.MemorySetEmbeddingParams{TenantID: "t1", ID: mem.ID, Embedding: ptr(pgvector.NewVector(make([]float32, 768))), EmbeddingModel: "x", Now: now})
 	require.Error(t, err)

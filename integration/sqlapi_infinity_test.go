@@ -52,8 +52,10 @@ func TestRetrievabilityInfiniteTimestamps(t *testing.T) {
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, s := range []float64{1e-3, 7, 1e4} {
 		for _, last := range []time.Time{now.AddDate(-250, 0, 0), now.AddDate(250, 0, 0)} {
-			tr := forgetting.Trace{Layer: forgetting.LayerSemantic, Stability: time.Duration(s * float64(forgetting.Day)),
-				EmotionalMultiplier: 2, LastAccess: last}
+			tr := forgetting.Trace{
+				Layer: forgetting.LayerSemantic, Stability: time.Duration(s * float64(forgetting.Day)),
+				EmotionalMultiplier: 2, LastAccess: last,
+			}
 			want, err := tr.Retrievability(now)
 			require.NoError(t, err)
 			var got float64

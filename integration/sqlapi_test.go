@@ -10,13 +10,13 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/zenbrain/zb/algorithms/bayes"
 	"github.com/zenbrain/zb/algorithms/forgetting"
 	"github.com/zenbrain/zb/algorithms/hebbian"
 	"github.com/zenbrain/zb/internal/zbtest"
 	"github.com/zenbrain/zb/pma"
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // parityN is the number of random inputs each SQL formula is compared on with its Go twin.
@@ -116,8 +116,10 @@ func TestSQLFormulaParity(t *testing.T) {
 			if i%10 != 0 { // every tenth is a core memory (NULL stability)
 				s := math.Exp(r.Float64()*math.Log(1e5/1e-3)) * 1e-3 // log-uniform in [0.001, 100000] days
 				sp = &s
-				tr := forgetting.Trace{Layer: forgetting.LayerSemantic, Stability: time.Duration(s * float64(forgetting.Day)),
-					EmotionalMultiplier: m, LastAccess: la}
+				tr := forgetting.Trace{
+					Layer: forgetting.LayerSemantic, Stability: time.Duration(s * float64(forgetting.Day)),
+					EmotionalMultiplier: m, LastAccess: la,
+				}
 				if tr.Validate() == nil {
 					var err error
 					w, err = tr.Retrievability(parityNow)
@@ -229,8 +231,10 @@ func TestSQLFormulaParity(t *testing.T) {
 		var core []bool
 		var wantL, wantRho, wantTh, wantLocked []float64
 		for range parityN {
-			in := pma.StabilityInput{AccessCount: r.IntN(30), Confidence: r.Float64(), AgeDays: math.Exp(r.Float64()*12) - 1,
-				Core: r.IntN(5) == 0}
+			in := pma.StabilityInput{
+				AccessCount: r.IntN(30), Confidence: r.Float64(), AgeDays: math.Exp(r.Float64()*12) - 1,
+				Core: r.IntN(5) == 0,
+			}
 			l, err := sp.Evaluate("m", in, parityNow)
 			require.NoError(t, err)
 			acc, conf, age, core = append(acc, int32(in.AccessCount)), append(conf, in.Confidence), append(age, in.AgeDays), append(core, in.Core)
@@ -257,8 +261,10 @@ func TestSQLFormulaParity(t *testing.T) {
 		var la []time.Time
 		var want []float64
 		for range parityN {
-			e := hebbian.Edge{Weight: r.Float64() * 10, Variance: 0.01 + r.Float64()*(100-0.01),
-				LastActivated: usTime(-randDur(r, -1, 365))}
+			e := hebbian.Edge{
+				Weight: r.Float64() * 10, Variance: 0.01 + r.Float64()*(100-0.01),
+				LastActivated: usTime(-randDur(r, -1, 365)),
+			}
 			w, v, la = append(w, e.Weight), append(v, e.Variance), append(la, e.LastActivated)
 			want = append(want, hm.WeightAt(e, parityNow))
 		}

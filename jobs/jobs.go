@@ -160,8 +160,10 @@ func DeriveInsertOpts() *river.InsertOpts {
 func LifecycleInsertOpts() *river.InsertOpts {
 	return &river.InsertOpts{Queue: QueueLifecycle, UniqueOpts: river.UniqueOpts{
 		ByArgs: true,
-		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
-			rivertype.JobStateScheduled, rivertype.JobStateRetryable},
+		ByState: []rivertype.JobState{
+			rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+			rivertype.JobStateScheduled, rivertype.JobStateRetryable,
+		},
 	}}
 }
 
@@ -191,7 +193,9 @@ func (ReembedArgs) Kind() string { return KindReembed }
 func ReembedInsertOpts() *river.InsertOpts {
 	return &river.InsertOpts{Queue: QueueDerive, UniqueOpts: river.UniqueOpts{
 		ByArgs: true,
-		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
-			rivertype.JobStateScheduled, rivertype.JobStateRetryable},
+		ByState: []rivertype.JobState{
+			rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+			rivertype.JobStateScheduled, rivertype.JobStateRetryable,
+		},
 	}}
 }

@@ -40,8 +40,10 @@ func TestOverStdio(t *testing.T) {
 	for _, tl := range tools.Tools {
 		names = append(names, tl.Name)
 	}
-	require.ElementsMatch(t, []string{"remember", "recall", "context", "forget", "feedback", "core_set",
-		"intention_add", "intentions", "intention_dismiss", "knowledge_gaps"}, names) // issue #12 added the last four
+	require.ElementsMatch(t, []string{
+		"remember", "recall", "context", "forget", "feedback", "core_set",
+		"intention_add", "intentions", "intention_dismiss", "knowledge_gaps",
+	}, names) // issue #12 added the last four
 
 	call := func(name string, args map[string]any) map[string]any {
 		t.Helper()

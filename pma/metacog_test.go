@@ -144,8 +144,11 @@ func TestUrgencyScore(t *testing.T) {
 		want float64
 	}{
 		{"none", nil, 0},
-		{"one short urgent message", []Message{{At: now, Text: "Urgent: server down"}},
-			0.4*(1.0/6) + 0.35*(1.0/3) + 0.25*(1-19.0/50)},
+		{
+			"one short urgent message",
+			[]Message{{At: now, Text: "Urgent: server down"}},
+			0.4*(1.0/6) + 0.35*(1.0/3) + 0.25*(1-19.0/50),
+		},
 		{"six messages in a minute, long, calm", func() []Message {
 			var ms []Message
 			for i := range 6 {

@@ -96,12 +96,16 @@ func TestEditText(t *testing.T) {
 		hunks                int
 	}{
 		{"color", "Anna's favourite color is blue.", "Anna's favourite color is green", "Anna's favourite color is green.", 1},
-		{"color in a long memory",
+		{
+			"color in a long memory",
 			"Anna is 34, works as a nurse, and her favourite color is blue; she has two cats.",
 			"Anna is 34, works as a nurse, and her favourite color is green; she has two cats.",
-			"Anna is 34, works as a nurse, and her favourite color is green; she has two cats.", 1},
-		{"city from a partial statement", "Anna is 34, lives in Berlin and likes jazz.", "Anna lives in Munich",
-			"Anna is 34, lives in Munich and likes jazz.", 1},
+			"Anna is 34, works as a nurse, and her favourite color is green; she has two cats.", 1,
+		},
+		{
+			"city from a partial statement", "Anna is 34, lives in Berlin and likes jazz.", "Anna lives in Munich",
+			"Anna is 34, lives in Munich and likes jazz.", 1,
+		},
 		{"city", "Anna lives in Berlin.", "Anna lives in Munich.", "Anna lives in Munich.", 1},
 		{"German city with an inserted word", "Anna wohnt in Berlin.", "Anna wohnt jetzt in München", "Anna wohnt jetzt in München.", 2},
 		{"insertion", "Anna lives in Berlin.", "Anna lives in central Berlin.", "Anna lives in central Berlin.", 1},
@@ -136,8 +140,10 @@ func TestMergeText(t *testing.T) {
 	}{
 		{"append a new fact", "Tom works at Siemens.", "He plays chess on Sundays.", "Tom works at Siemens. He plays chess on Sundays."},
 		{"extend in place", "Tom works at Siemens.", "Tom works at Siemens as a software engineer.", "Tom works at Siemens as a software engineer."},
-		{"update in place, append the rest", "Anna lives in Berlin. She has a cat.", "Anna lives in Munich. She started a new job.",
-			"Anna lives in Munich. She has a cat. She started a new job."},
+		{
+			"update in place, append the rest", "Anna lives in Berlin. She has a cat.", "Anna lives in Munich. She started a new job.",
+			"Anna lives in Munich. She has a cat. She started a new job.",
+		},
 		{"already known", "Anna lives in Berlin. She has a cat.", "She has a cat.", "Anna lives in Berlin. She has a cat."},
 		{"missing full stop", "Die Präsentation ist fertig", "Die Zahlen für Q3 fehlen noch.", "Die Präsentation ist fertig. Die Zahlen für Q3 fehlen noch."},
 		{"empty old", "", "New fact.", "New fact."},
@@ -196,15 +202,28 @@ func TestModeForBandsAndResistance(t *testing.T) {
 		pe, r float64
 		want  Mode
 	}{
-		{0, 1, ModeConfirmed}, {0.0999, 1, ModeConfirmed}, {0.1, 1, ModeSelectiveEdit}, {0.2999, 1, ModeSelectiveEdit},
-		{0.3, 1, ModeIntegration}, {0.6999, 1, ModeIntegration}, {0.7, 1, ModeNewEpisode}, {1, 1, ModeNewEpisode},
+		{0, 1, ModeConfirmed},
+		{0.0999, 1, ModeConfirmed},
+		{0.1, 1, ModeSelectiveEdit},
+		{0.2999, 1, ModeSelectiveEdit},
+		{0.3, 1, ModeIntegration},
+		{0.6999, 1, ModeIntegration},
+		{0.7, 1, ModeNewEpisode},
+		{1, 1, ModeNewEpisode},
 		{math.NaN(), 1, ModeNewEpisode},
 		// Procedural (1.5): confirmed < 0.15, integration < 0.467.
-		{0.14, 1.5, ModeConfirmed}, {0.2, 1.5, ModeSelectiveEdit}, {0.45, 1.5, ModeIntegration}, {0.5, 1.5, ModeNewEpisode},
+		{0.14, 1.5, ModeConfirmed},
+		{0.2, 1.5, ModeSelectiveEdit},
+		{0.45, 1.5, ModeIntegration},
+		{0.5, 1.5, ModeNewEpisode},
 		// Core (2): confirmed < 0.2, integration < 0.35.
-		{0.19, 2, ModeConfirmed}, {0.25, 2, ModeSelectiveEdit}, {0.34, 2, ModeIntegration}, {0.36, 2, ModeNewEpisode},
+		{0.19, 2, ModeConfirmed},
+		{0.25, 2, ModeSelectiveEdit},
+		{0.34, 2, ModeIntegration},
+		{0.36, 2, ModeNewEpisode},
 		// Extreme resistance keeps the bands ordered.
-		{0.29, 10, ModeConfirmed}, {0.31, 10, ModeNewEpisode},
+		{0.29, 10, ModeConfirmed},
+		{0.31, 10, ModeNewEpisode},
 	}
 	for _, tt := range tests {
 		require.Equal(t, tt.want, e.ModeFor(tt.pe, tt.r), "PE %v, r %v", tt.pe, tt.r)
@@ -347,20 +366,34 @@ func TestPlanStabilityGate(t *testing.T) {
 		blocked        bool
 		relation       string
 	}{
-		{"rewording on a locked memory is ignored", "Laura bakes bread every Sunday morning.", "Laura bakes sourdough bread every Sunday morning.",
-			&locked, ModeSelectiveEdit, ModeNoop, true, ""},
-		{"the same edit passes an unlocked memory", "Laura bakes bread every Sunday morning.", "Laura bakes sourdough bread every Sunday morning.",
-			&unlocked, ModeSelectiveEdit, ModeSelectiveEdit, false, ""},
-		{"the same edit passes without a lock", "Laura bakes bread every Sunday morning.", "Laura bakes sourdough bread every Sunday morning.",
-			nil, ModeSelectiveEdit, ModeSelectiveEdit, false, ""},
-		{"a contradicting edit becomes a linked episode", longMemory, replaceOnce(longMemory, "blue", "green"),
-			&locked, ModeSelectiveEdit, ModeNewEpisode, true, RelationContradicts},
-		{"a blocked integration becomes an elaboration", "Tom works at Siemens.", "Tom works at Siemens as a software engineer in Munich.",
-			&locked, ModeIntegration, ModeNewEpisode, true, RelationElaborates},
-		{"a new episode is never gated", "Tom likes jazz.", "The report is due Friday.",
-			&locked, ModeNewEpisode, ModeNewEpisode, false, RelationCoOccurs},
-		{"a confirmation is never gated", "Paula is allergic to peanuts.", "Paula is allergic to peanuts!",
-			&locked, ModeConfirmed, ModeConfirmed, false, ""},
+		{
+			"rewording on a locked memory is ignored", "Laura bakes bread every Sunday morning.", "Laura bakes sourdough bread every Sunday morning.",
+			&locked, ModeSelectiveEdit, ModeNoop, true, "",
+		},
+		{
+			"the same edit passes an unlocked memory", "Laura bakes bread every Sunday morning.", "Laura bakes sourdough bread every Sunday morning.",
+			&unlocked, ModeSelectiveEdit, ModeSelectiveEdit, false, "",
+		},
+		{
+			"the same edit passes without a lock", "Laura bakes bread every Sunday morning.", "Laura bakes sourdough bread every Sunday morning.",
+			nil, ModeSelectiveEdit, ModeSelectiveEdit, false, "",
+		},
+		{
+			"a contradicting edit becomes a linked episode", longMemory, replaceOnce(longMemory, "blue", "green"),
+			&locked, ModeSelectiveEdit, ModeNewEpisode, true, RelationContradicts,
+		},
+		{
+			"a blocked integration becomes an elaboration", "Tom works at Siemens.", "Tom works at Siemens as a software engineer in Munich.",
+			&locked, ModeIntegration, ModeNewEpisode, true, RelationElaborates,
+		},
+		{
+			"a new episode is never gated", "Tom likes jazz.", "The report is due Friday.",
+			&locked, ModeNewEpisode, ModeNewEpisode, false, RelationCoOccurs,
+		},
+		{
+			"a confirmation is never gated", "Paula is allergic to peanuts.", "Paula is allergic to peanuts!",
+			&locked, ModeConfirmed, ModeConfirmed, false, "",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -84,9 +84,11 @@ func startProc(t *testing.T, bin, url, name string, extra ...string) *proc {
 	f, err := os.Create(logPath)
 	require.NoError(t, err)
 	defer f.Close()
-	args := []string{"--http-addr", "", "--concurrency", "4", "--log-level", "info",
+	args := []string{
+		"--http-addr", "", "--concurrency", "4", "--log-level", "info",
 		"--decay-interval", "-1ns", "--review-interval", "-1ns", "--sleep-interval", "-1ns",
-		"--sweep-interval", "-1ns"}
+		"--sweep-interval", "-1ns",
+	}
 	args = append(args, extra...)
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "ZB_DATABASE_URL="+url, "ZB_EMBEDDER=hash")
@@ -225,9 +227,13 @@ const sleepSeed = 20261202
 // (unique while pending or running), so each tenant gets one.
 func enqueueSleeps(t *testing.T, w *world, tenants, copies int) {
 	t.Helper()
-	opts := &river.InsertOpts{Queue: jobs.QueueLifecycle, UniqueOpts: river.UniqueOpts{ByArgs: true,
-		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
-			rivertype.JobStateScheduled, rivertype.JobStateRetryable}}}
+	opts := &river.InsertOpts{Queue: jobs.QueueLifecycle, UniqueOpts: river.UniqueOpts{
+		ByArgs: true,
+		ByState: []rivertype.JobState{
+			rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+			rivertype.JobStateScheduled, rivertype.JobStateRetryable,
+		},
+	}}
 	for ti := range tenants {
 		for range copies {
 			_, err := w.river.Insert(context.Background(), jobs.SleepArgs{TenantID: tenantName(ti), Trigger: "manual", Seed: sleepSeed}, opts)

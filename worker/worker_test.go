@@ -164,8 +164,10 @@ func TestTwoWorkersRunEachJobOnce(t *testing.T) {
 	for i := range tenants {
 		tenant := fmt.Sprintf("t%d", i)
 		for j := range 6 {
-			_, err := b.co.Store(ctx, coordinator.StoreInput{TenantID: tenant,
-				Content: fmt.Sprintf("Bob and Carol met Dave in Paris on trip %d", j)})
+			_, err := b.co.Store(ctx, coordinator.StoreInput{
+				TenantID: tenant,
+				Content:  fmt.Sprintf("Bob and Carol met Dave in Paris on trip %d", j),
+			})
 			require.NoError(t, err)
 		}
 	}

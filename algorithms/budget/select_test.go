@@ -52,7 +52,10 @@ func TestSelect(t *testing.T) {
 			// one no longer fits; the single big piece is worth more.
 			"half approximation",
 			[]Piece{{ID: "big", Text: "alpha beta", Score: 9, Tokens: 10}, {ID: "tiny", Text: "gamma", Score: 1, Tokens: 1}},
-			SelectConfig{Budget: 10}, []string{"big"}, 10, []string{"tiny"},
+			SelectConfig{Budget: 10},
+			[]string{"big"},
+			10,
+			[]string{"tiny"},
 		},
 	}
 	for _, tt := range tests {

@@ -123,9 +123,13 @@ func (c Config) Validate() error {
 		name string
 		v    float64
 	}{
-		{"SupportHalf", c.SupportHalf}, {"WeightRecency", c.WeightRecency}, {"WeightConfidence", c.WeightConfidence},
-		{"WeightReliability", c.WeightReliability}, {"WeightSupport", c.WeightSupport},
-		{"SupersedeMargin", c.SupersedeMargin}, {"RejectMargin", c.RejectMargin},
+		{"SupportHalf", c.SupportHalf},
+		{"WeightRecency", c.WeightRecency},
+		{"WeightConfidence", c.WeightConfidence},
+		{"WeightReliability", c.WeightReliability},
+		{"WeightSupport", c.WeightSupport},
+		{"SupersedeMargin", c.SupersedeMargin},
+		{"RejectMargin", c.RejectMargin},
 	} {
 		if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v <= 0 {
 			return fmt.Errorf("%w: %s must be positive and finite, got %v", ErrInvalidInput, f.name, f.v)

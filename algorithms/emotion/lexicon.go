@@ -245,10 +245,27 @@ func (l *lexicon) inflected(w string) *entry {
 // englishRules are suffix rewrites tried in order: happiness → happy,
 // happily → happy, worries → worry, loved → love, sadder → sad, ...
 var englishRules = []struct{ suffix, repl string }{
-	{"'s", ""}, {"iness", "y"}, {"ness", ""}, {"ily", "y"}, {"ibly", "ible"}, {"ably", "able"}, {"ly", ""},
-	{"ied", "y"}, {"ies", "y"}, {"iest", "y"}, {"ier", "y"},
-	{"ing", ""}, {"ing", "e"}, {"ed", ""}, {"ed", "e"}, {"est", ""}, {"est", "e"}, {"er", ""}, {"er", "e"},
-	{"es", ""}, {"s", ""},
+	{"'s", ""},
+	{"iness", "y"},
+	{"ness", ""},
+	{"ily", "y"},
+	{"ibly", "ible"},
+	{"ably", "able"},
+	{"ly", ""},
+	{"ied", "y"},
+	{"ies", "y"},
+	{"iest", "y"},
+	{"ier", "y"},
+	{"ing", ""},
+	{"ing", "e"},
+	{"ed", ""},
+	{"ed", "e"},
+	{"est", ""},
+	{"est", "e"},
+	{"er", ""},
+	{"er", "e"},
+	{"es", ""},
+	{"s", ""},
 }
 
 // germanSuffixes are adjective, noun and verb endings; two may be stripped

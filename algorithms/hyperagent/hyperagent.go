@@ -245,8 +245,10 @@ func (s Signals) validate() error {
 		name string
 		v    float64
 	}{
-		{"ConfirmationBias", s.ConfirmationBias}, {"RecencyBias", s.RecencyBias},
-		{"RetrievalEfficiency", s.RetrievalEfficiency}, {"ReviewLapseRate", s.ReviewLapseRate},
+		{"ConfirmationBias", s.ConfirmationBias},
+		{"RecencyBias", s.RecencyBias},
+		{"RetrievalEfficiency", s.RetrievalEfficiency},
+		{"ReviewLapseRate", s.ReviewLapseRate},
 		{"ForgettingRegret", s.ForgettingRegret},
 	} {
 		if !inUnit(f.v) { // also false for NaN

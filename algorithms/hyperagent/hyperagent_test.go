@@ -33,32 +33,64 @@ func TestPropose(t *testing.T) {
 	}{
 		{"calm", func(*Signals) {}, nil, nil, RiskNone},
 		// 0.5·(0.2 − 0.15) = 0.025, 0.2·0.05 = 0.01: both within half a step.
-		{"mild confirmation bias", func(s *Signals) { s.ConfirmationBias = 0.2 }, nil,
-			[]change{{ParamRetrievalDiversity, 0.325}, {ParamExploration, 0.06}}, RiskLow},
+		{
+			"mild confirmation bias", func(s *Signals) { s.ConfirmationBias = 0.2 }, nil,
+			[]change{{ParamRetrievalDiversity, 0.325}, {ParamExploration, 0.06}},
+			RiskLow,
+		},
 		// 0.5·0.2 = 0.1 (= MaxStep), 0.2·0.2 = 0.04 → capped at 0.03.
-		{"strong confirmation bias", func(s *Signals) { s.ConfirmationBias = 0.35 }, nil,
-			[]change{{ParamRetrievalDiversity, 0.4}, {ParamExploration, 0.08}}, RiskMedium},
+		{
+			"strong confirmation bias", func(s *Signals) { s.ConfirmationBias = 0.35 }, nil,
+			[]change{{ParamRetrievalDiversity, 0.4}, {ParamExploration, 0.08}},
+			RiskMedium,
+		},
 		// −0.5·0.1 = −0.05, +0.25·0.1 = 0.025.
-		{"recency bias", func(s *Signals) { s.RecencyBias = 0.25 }, nil,
-			[]change{{ParamDecayFloor, 0.525}, {ParamRecencyWeight, 0.15}}, RiskMedium},
+		{
+			"recency bias", func(s *Signals) { s.RecencyBias = 0.25 }, nil,
+			[]change{{ParamDecayFloor, 0.525}, {ParamRecencyWeight, 0.15}},
+			RiskMedium,
+		},
 		// −0.5·(0.5 − 0.3) = −0.1.
-		{"low efficiency", func(s *Signals) { s.RetrievalEfficiency = 0.3 }, nil,
-			[]change{{ParamRetrievalDiversity, 0.2}}, RiskMedium},
+		{
+			"low efficiency", func(s *Signals) { s.RetrievalEfficiency = 0.3 }, nil,
+			[]change{{ParamRetrievalDiversity, 0.2}},
+			RiskMedium,
+		},
 		// Opposite pulls on diversity cancel; exploration still moves.
-		{"bias and low efficiency cancel", func(s *Signals) { s.ConfirmationBias = 0.35; s.RetrievalEfficiency = 0.3 }, nil,
-			[]change{{ParamExploration, 0.08}}, RiskMedium},
-		{"high lapse rate", func(s *Signals) { s.ReviewLapseRate = 0.3 }, nil,
-			[]change{{ParamReviewAggressiveness, 1.1}}, RiskMedium},
-		{"very high lapse rate capped", func(s *Signals) { s.ReviewLapseRate = 0.9 }, nil,
-			[]change{{ParamReviewAggressiveness, 1.15}}, RiskMedium},
-		{"low lapse rate relaxes", func(s *Signals) { s.ReviewLapseRate = 0.01 }, nil,
-			[]change{{ParamReviewAggressiveness, 0.98}}, RiskLow},
-		{"forgetting regret", func(s *Signals) { s.ForgettingRegret = 0.1 }, nil,
-			[]change{{ParamDecayFloor, 0.55}}, RiskMedium},
-		{"clamped at the bound", func(s *Signals) { s.ForgettingRegret = 0.5 }, func(p *Params) { p.DecayFloor = 0.88 },
-			[]change{{ParamDecayFloor, 0.9}}, RiskLow},
-		{"already at the bound", func(s *Signals) { s.ForgettingRegret = 0.5 }, func(p *Params) { p.DecayFloor = 0.9 },
-			nil, RiskNone},
+		{
+			"bias and low efficiency cancel", func(s *Signals) { s.ConfirmationBias = 0.35; s.RetrievalEfficiency = 0.3 }, nil,
+			[]change{{ParamExploration, 0.08}},
+			RiskMedium,
+		},
+		{
+			"high lapse rate", func(s *Signals) { s.ReviewLapseRate = 0.3 }, nil,
+			[]change{{ParamReviewAggressiveness, 1.1}},
+			RiskMedium,
+		},
+		{
+			"very high lapse rate capped", func(s *Signals) { s.ReviewLapseRate = 0.9 }, nil,
+			[]change{{ParamReviewAggressiveness, 1.15}},
+			RiskMedium,
+		},
+		{
+			"low lapse rate relaxes", func(s *Signals) { s.ReviewLapseRate = 0.01 }, nil,
+			[]change{{ParamReviewAggressiveness, 0.98}},
+			RiskLow,
+		},
+		{
+			"forgetting regret", func(s *Signals) { s.ForgettingRegret = 0.1 }, nil,
+			[]change{{ParamDecayFloor, 0.55}},
+			RiskMedium,
+		},
+		{
+			"clamped at the bound", func(s *Signals) { s.ForgettingRegret = 0.5 }, func(p *Params) { p.DecayFloor = 0.88 },
+			[]change{{ParamDecayFloor, 0.9}},
+			RiskLow,
+		},
+		{
+			"already at the bound", func(s *Signals) { s.ForgettingRegret = 0.5 }, func(p *Params) { p.DecayFloor = 0.9 },
+			nil, RiskNone,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

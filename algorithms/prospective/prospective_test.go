@@ -271,8 +271,10 @@ func TestMatchCueBadInput(t *testing.T) {
 }
 
 func timeIntention(id string, due time.Time, p Priority) Intention {
-	return Intention{ID: id, Content: "do " + id, Trigger: TriggerTime, DueAt: due, Status: StatusPending,
-		Priority: p, CreatedAt: wed.Add(-48 * time.Hour), ExpiresAt: due.Add(24 * time.Hour)}
+	return Intention{
+		ID: id, Content: "do " + id, Trigger: TriggerTime, DueAt: due, Status: StatusPending,
+		Priority: p, CreatedAt: wed.Add(-48 * time.Hour), ExpiresAt: due.Add(24 * time.Hour),
+	}
 }
 
 func TestTransitions(t *testing.T) {

@@ -180,26 +180,46 @@ func DefaultCueForms() []CueForm {
 	again := `(?: das nächste mal| wieder| demnächst)?`
 	themaDE := `(?:zur sprache kommt|erwähnt wird|thema ist|aufkommt|angesprochen wird)`
 	return []CueForm{
-		{Name: "en_talk_first", Lang: textproc.English, Entity: true,
-			Pattern: when + ` i ` + talk + ` (?P<cue>.+?)\s*,\s*(?:then )?(?P<content>.+)`},
-		{Name: "en_meet_first", Lang: textproc.English, Entity: true,
-			Pattern: when + ` i ` + meet + ` (?P<cue>.+?)\s*,\s*(?:then )?(?P<content>.+)`},
-		{Name: "en_topic_first", Lang: textproc.English,
-			Pattern: `(?:when|whenever|if|once) (?P<cue>.+?) ` + topicVerb + `\s*,\s*(?:then )?(?P<content>.+)`},
-		{Name: "en_talk_last", Lang: textproc.English, Entity: true,
-			Pattern: `(?P<content>.+?),? ` + whenAfter + ` i ` + talk + ` (?P<cue>.+?)(?: again| next)?`},
-		{Name: "en_meet_last", Lang: textproc.English, Entity: true,
-			Pattern: `(?P<content>.+?),? ` + whenAfter + ` i ` + meet + ` (?P<cue>.+?)(?: again| next)?`},
-		{Name: "en_topic_last", Lang: textproc.English,
-			Pattern: `(?P<content>.+?),? (?:when|whenever|if|once) (?P<cue>.+?) ` + topicVerb},
-		{Name: "de_person_first", Lang: textproc.German, Entity: true,
-			Pattern: wenn + ` ich (?:mit )?(?P<cue>.+?)` + again + ` ` + verbDE + `\s*,\s*(?:dann )?(?P<content>.+)`},
-		{Name: "de_thema_first", Lang: textproc.German,
-			Pattern: `(?:wenn|sobald|falls) (?P<cue>.+?) ` + themaDE + `\s*,\s*(?:dann )?(?P<content>.+)`},
-		{Name: "de_person_last", Lang: textproc.German, Entity: true,
-			Pattern: `(?P<content>.+?),? (?:wenn|sobald) ich (?:mit )?(?P<cue>.+?)` + again + ` ` + verbDE},
-		{Name: "de_thema_last", Lang: textproc.German,
-			Pattern: `(?P<content>.+?),? (?:wenn|sobald|falls) (?P<cue>.+?) ` + themaDE},
+		{
+			Name: "en_talk_first", Lang: textproc.English, Entity: true,
+			Pattern: when + ` i ` + talk + ` (?P<cue>.+?)\s*,\s*(?:then )?(?P<content>.+)`,
+		},
+		{
+			Name: "en_meet_first", Lang: textproc.English, Entity: true,
+			Pattern: when + ` i ` + meet + ` (?P<cue>.+?)\s*,\s*(?:then )?(?P<content>.+)`,
+		},
+		{
+			Name: "en_topic_first", Lang: textproc.English,
+			Pattern: `(?:when|whenever|if|once) (?P<cue>.+?) ` + topicVerb + `\s*,\s*(?:then )?(?P<content>.+)`,
+		},
+		{
+			Name: "en_talk_last", Lang: textproc.English, Entity: true,
+			Pattern: `(?P<content>.+?),? ` + whenAfter + ` i ` + talk + ` (?P<cue>.+?)(?: again| next)?`,
+		},
+		{
+			Name: "en_meet_last", Lang: textproc.English, Entity: true,
+			Pattern: `(?P<content>.+?),? ` + whenAfter + ` i ` + meet + ` (?P<cue>.+?)(?: again| next)?`,
+		},
+		{
+			Name: "en_topic_last", Lang: textproc.English,
+			Pattern: `(?P<content>.+?),? (?:when|whenever|if|once) (?P<cue>.+?) ` + topicVerb,
+		},
+		{
+			Name: "de_person_first", Lang: textproc.German, Entity: true,
+			Pattern: wenn + ` ich (?:mit )?(?P<cue>.+?)` + again + ` ` + verbDE + `\s*,\s*(?:dann )?(?P<content>.+)`,
+		},
+		{
+			Name: "de_thema_first", Lang: textproc.German,
+			Pattern: `(?:wenn|sobald|falls) (?P<cue>.+?) ` + themaDE + `\s*,\s*(?:dann )?(?P<content>.+)`,
+		},
+		{
+			Name: "de_person_last", Lang: textproc.German, Entity: true,
+			Pattern: `(?P<content>.+?),? (?:wenn|sobald) ich (?:mit )?(?P<cue>.+?)` + again + ` ` + verbDE,
+		},
+		{
+			Name: "de_thema_last", Lang: textproc.German,
+			Pattern: `(?P<content>.+?),? (?:wenn|sobald|falls) (?P<cue>.+?) ` + themaDE,
+		},
 	}
 }
 
@@ -284,8 +304,10 @@ type wordLists struct {
 
 func defaultWordLists() wordLists {
 	return wordLists{
-		leading: []string{"to", "that", "about", "of", "then", "please", "on", "at",
-			"an", "daran", "dass", "dann", "bitte", "am", "um"},
+		leading: []string{
+			"to", "that", "about", "of", "then", "please", "on", "at",
+			"an", "daran", "dass", "dann", "bitte", "am", "um",
+		},
 		trailing: []string{"at", "on", "by", "around", "in", "please", "um", "am", "bis", "gegen", "bitte"},
 		low:      []string{"low priority", "no rush", "not urgent", "nicht dringend", "keine eile", "unwichtig"},
 		urgent:   []string{"urgent", "urgently", "important", "asap", "high priority", "dringend", "wichtig", "eilig"},

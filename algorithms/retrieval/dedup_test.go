@@ -75,8 +75,10 @@ func TestDedupTopIsPrefixOfDedup(t *testing.T) {
 	// Through Rank: candidates that are near-duplicates of each other, K below their count.
 	var cands []Candidate
 	for i, res := range dedupCorpus(r, 60, 12) {
-		cands = append(cands, Candidate{ID: res.ID, Layer: Layers()[i%len(Layers())], Text: res.Text,
-			Cosine: float64(i%7) / 7, BM25: float64(i % 5), Retrievability: 1})
+		cands = append(cands, Candidate{
+			ID: res.ID, Layer: Layers()[i%len(Layers())], Text: res.Text,
+			Cosine: float64(i%7) / 7, BM25: float64(i % 5), Retrievability: 1,
+		})
 	}
 	for _, k := range []int{1, 5, 10, 59, 60, 100} {
 		got, err := Rank(ClassGeneral, cands, &Config{K: k})

@@ -184,8 +184,12 @@ func (c *Config) WithDefaults() *Config {
 	for _, f := range []struct {
 		v   *float64
 		def float64
-	}{{&out.NeighbourWeight, NeighbourWeightDefault}, {&out.SessionWeight, SessionWeightDefault},
-		{&out.SpeakerBoost, SpeakerBoostDefault}, {&out.ParticipantBoost, ParticipantBoostDefault}} {
+	}{
+		{&out.NeighbourWeight, NeighbourWeightDefault},
+		{&out.SessionWeight, SessionWeightDefault},
+		{&out.SpeakerBoost, SpeakerBoostDefault},
+		{&out.ParticipantBoost, ParticipantBoostDefault},
+	} {
 		*f.v = cmp.Or(*f.v, f.def)
 		if *f.v < 0 {
 			*f.v = 0
@@ -204,8 +208,17 @@ func (c *Config) validate() error {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"HybridAlpha", c.HybridAlpha}, {"BoostScale", c.BoostScale}, {"BoostExponent", c.BoostExponent}, {"ForgettingFloor", c.ForgettingFloor}, {"DedupThreshold", c.DedupThreshold},
-		{"NeighbourWeight", c.NeighbourWeight}, {"SessionWeight", c.SessionWeight}, {"SpeakerBoost", c.SpeakerBoost}, {"ParticipantBoost", c.ParticipantBoost}} {
+	}{
+		{"HybridAlpha", c.HybridAlpha},
+		{"BoostScale", c.BoostScale},
+		{"BoostExponent", c.BoostExponent},
+		{"ForgettingFloor", c.ForgettingFloor},
+		{"DedupThreshold", c.DedupThreshold},
+		{"NeighbourWeight", c.NeighbourWeight},
+		{"SessionWeight", c.SessionWeight},
+		{"SpeakerBoost", c.SpeakerBoost},
+		{"ParticipantBoost", c.ParticipantBoost},
+	} {
 		if err := finite(f.name, f.v); err != nil {
 			return err
 		}
@@ -476,8 +489,10 @@ func Rank(class QueryClass, cands []Candidate, cfg *Config) ([]Result, error) {
 		if !c.DisableLayerWeights {
 			w = c.Weights.Weight(class, cd.Layer)
 		}
-		sg := Signals{Cosine: cos[i], BM25: bm[i], VectorNorm: vn[i], BM25Norm: bn[i], Hybrid: hybrid[i],
-			Session: hybrid[i], Entity: 1, LayerWeight: w, Boost: 1, Retention: 1}
+		sg := Signals{
+			Cosine: cos[i], BM25: bm[i], VectorNorm: vn[i], BM25Norm: bn[i], Hybrid: hybrid[i],
+			Session: hybrid[i], Entity: 1, LayerWeight: w, Boost: 1, Retention: 1,
+		}
 		if cd.Session != "" {
 			for _, nb := range []string{cd.Prev, cd.Next} {
 				if h, ok := bestHybrid[nb]; ok && nb != "" && nb != cd.ID {

@@ -233,8 +233,11 @@ func (c VMPFCConfig) validate() error {
 		name string
 		v    float64
 	}{
-		{"Steepness", c.Steepness}, {"Threshold", c.Threshold}, {"Gain", c.Gain},
-		{"MinMultiplier", c.MinMultiplier}, {"MaxMultiplier", c.MaxMultiplier},
+		{"Steepness", c.Steepness},
+		{"Threshold", c.Threshold},
+		{"Gain", c.Gain},
+		{"MinMultiplier", c.MinMultiplier},
+		{"MaxMultiplier", c.MaxMultiplier},
 	} {
 		if math.IsNaN(f.v) || math.IsInf(f.v, 0) {
 			return fmt.Errorf("review: VMPFCConfig.%s must be finite, got %v", f.name, f.v)

@@ -89,7 +89,7 @@ func TestK3Laplacian(t *testing.T) {
 func TestWeakBridgeLowersFiedler(t *testing.T) {
 	t.Parallel()
 
-	var prev = math.Inf(1)
+	prev := math.Inf(1)
 	// Two K5 joined by one edge: the volume of each side is 20 + bridge, so a
 	// bridge of 0.1 already gives λ₂ ≈ 0.0096 < 0.01.
 	for _, tc := range []struct {
@@ -112,7 +112,9 @@ func TestComponentsAndDuplicates(t *testing.T) {
 	t.Parallel()
 
 	g, err := NewGraph([]string{"z"}, []Edge{
-		{A: "a", B: "b", Weight: 1}, {A: "b", B: "a", Weight: 3}, {A: "b", B: "c", Weight: 1},
+		{A: "a", B: "b", Weight: 1},
+		{A: "b", B: "a", Weight: 3},
+		{A: "b", B: "c", Weight: 1},
 		{A: "x", B: "y", Weight: 1},
 	})
 	require.NoError(t, err)

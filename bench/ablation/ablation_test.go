@@ -125,9 +125,14 @@ func TestArms(t *testing.T) {
 func TestReport(t *testing.T) {
 	t.Parallel()
 	// Synthetic runs: "-a" differs from full on every seed, "-b" is identical.
-	res := &ablation.Results{Settings: ablation.Settings{Workloads: []ablation.Workload{ablation.Moderate},
-		Seeds: []uint32{1, 2, 3, 4, 5, 6, 7, 8}, Arms: map[string][]ablation.Arm{"moderate": {{Name: "full"}, ablation.ArmRemove("decay"),
-			ablation.ArmRemove("gwt")}}}}
+	res := &ablation.Results{Settings: ablation.Settings{
+		Workloads: []ablation.Workload{ablation.Moderate},
+		Seeds:     []uint32{1, 2, 3, 4, 5, 6, 7, 8}, Arms: map[string][]ablation.Arm{"moderate": {
+			{Name: "full"},
+			ablation.ArmRemove("decay"),
+			ablation.ArmRemove("gwt"),
+		}},
+	}}
 	for i, s := range res.Settings.Seeds {
 		q := 0.5 + 0.01*float64(i)
 		tl := slices.Repeat([]float64{0.9}, 45)
@@ -178,9 +183,11 @@ func TestSuiteScreeningAndLog(t *testing.T) {
 	env, err := ablation.NewEnv(ctx, pool)
 	require.NoError(t, err)
 	log := filepath.Join(t.TempDir(), "runs.jsonl")
-	cfg := &ablation.SuiteConfig{Env: env, Seeds: []uint32{42, 123}, Parallel: 3, RunLog: log, SkipIdenticalAfter: 1,
+	cfg := &ablation.SuiteConfig{
+		Env: env, Seeds: []uint32{42, 123}, Parallel: 3, RunLog: log, SkipIdenticalAfter: 1,
 		Workloads: []ablation.Workload{{Name: "tiny", Facts: 12, Queries: 4, Days: 1, BaseDecay: 0.2}}, QueriesPerDay: 1, EvalQueries: 4,
-		Arms: []ablation.Arm{{Name: ablation.ArmFull}, ablation.ArmRemove("gwt"), ablation.ArmRemove("decay")}}
+		Arms: []ablation.Arm{{Name: ablation.ArmFull}, ablation.ArmRemove("gwt"), ablation.ArmRemove("decay")},
+	}
 	res, err := ablation.RunSuite(ctx, cfg)
 	require.NoError(t, err)
 	count := map[string]int{}

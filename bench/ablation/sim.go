@@ -252,14 +252,20 @@ func Run(ctx context.Context, env *Env, spec RunSpec) (*RunResult, error) {
 		tenant = fmt.Sprintf("ablation:%s:%d:%s", w.Workload.Name, w.Seed, spec.Arm)
 	}
 	clk := &Clock{t: Start}
-	co, err := coordinator.New(&coordinator.Config{Pool: env.Pool, Embedder: env.Embedder, Clock: clk,
-		Forgetting: StabilityFor(w.Workload.BaseDecay), Actor: "bench-ablation"})
+	co, err := coordinator.New(&coordinator.Config{
+		Pool: env.Pool, Embedder: env.Embedder, Clock: clk,
+		Forgetting: StabilityFor(w.Workload.BaseDecay), Actor: "bench-ablation",
+	})
 	if err != nil {
 		return nil, fmt.Errorf("error creating the coordinator: %w", err)
 	}
-	s := &sim{env: env, spec: spec, w: w, co: co, clock: clk, tenant: tenant, ids: map[string]int64{},
-		res: &RunResult{Workload: w.Workload.Name, Seed: w.Seed, Arm: spec.Arm, Disabled: slices.Clone(spec.Disabled),
-			StepSeconds: map[string]float64{}}}
+	s := &sim{
+		env: env, spec: spec, w: w, co: co, clock: clk, tenant: tenant, ids: map[string]int64{},
+		res: &RunResult{
+			Workload: w.Workload.Name, Seed: w.Seed, Arm: spec.Arm, Disabled: slices.Clone(spec.Disabled),
+			StepSeconds: map[string]float64{},
+		},
+	}
 	if !own {
 		if err := s.reset(ctx); err != nil {
 			return nil, err
@@ -438,8 +444,10 @@ func (s *sim) day(ctx context.Context, d int) error {
 	var items []coordinator.StoreInput
 	for _, f := range w.Facts {
 		if f.Day == d {
-			items = append(items, coordinator.StoreInput{TenantID: s.tenant, Content: f.Text, Layer: coordinator.LayerSemantic,
-				Kind: "fact", ExternalID: f.Key})
+			items = append(items, coordinator.StoreInput{
+				TenantID: s.tenant, Content: f.Text, Layer: coordinator.LayerSemantic,
+				Kind: "fact", ExternalID: f.Key,
+			})
 		}
 	}
 	if len(items) > 0 {
@@ -457,8 +465,10 @@ func (s *sim) day(ctx context.Context, d int) error {
 	for _, e := range w.Episodes {
 		if e.Day == d {
 			occ := at(d, episodeHour, 0)
-			eps = append(eps, coordinator.StoreInput{TenantID: s.tenant, Content: e.Text, Layer: coordinator.LayerEpisodic,
-				Kind: "episode", ExternalID: e.Key, OccurredAt: &occ})
+			eps = append(eps, coordinator.StoreInput{
+				TenantID: s.tenant, Content: e.Text, Layer: coordinator.LayerEpisodic,
+				Kind: "episode", ExternalID: e.Key, OccurredAt: &occ,
+			})
 		}
 	}
 	if len(eps) > 0 {
@@ -495,8 +505,10 @@ func (s *sim) day(ctx context.Context, d int) error {
 		}
 		s.clock.Set(at(d, revisionHour, 10*n+2))
 		t0 := time.Now()
-		if _, err := s.co.Store(ctx, coordinator.StoreInput{TenantID: s.tenant, Content: f.Revision.Text,
-			Layer: coordinator.LayerSemantic, Kind: "fact", ExternalID: f.Revision.Key}); err != nil {
+		if _, err := s.co.Store(ctx, coordinator.StoreInput{
+			TenantID: s.tenant, Content: f.Revision.Text,
+			Layer: coordinator.LayerSemantic, Kind: "fact", ExternalID: f.Revision.Key,
+		}); err != nil {
 			return fmt.Errorf("error storing revision %s: %w", f.Revision.Key, err)
 		}
 		s.timed("store", t0)
@@ -869,8 +881,10 @@ func retrievability(m *memState, now time.Time) float64 {
 	if err != nil {
 		mEmo = 1
 	}
-	tr := forgetting.Trace{Layer: forgetting.Layer(m.layer), Stability: time.Duration(*m.stability * float64(forgetting.Day)),
-		EmotionalMultiplier: mEmo, LastAccess: m.last}
+	tr := forgetting.Trace{
+		Layer: forgetting.Layer(m.layer), Stability: time.Duration(*m.stability * float64(forgetting.Day)),
+		EmotionalMultiplier: mEmo, LastAccess: m.last,
+	}
 	r, err := tr.Retrievability(now)
 	if err != nil {
 		return 0

@@ -48,9 +48,11 @@ var PMAIDs = []string{"neuromodulator", "reconsolidation", "triple_copy", "prior
 
 // HarnessIDs are the fifteen mechanisms the reference harness ablates (notes §7.3), as
 // registry ids.
-var HarnessIDs = []string{"two_factor_hebbian", "sim_selection_sleep", "vmpfc_fsrs", "ib_budget", "dual_process",
+var HarnessIDs = []string{
+	"two_factor_hebbian", "sim_selection_sleep", "vmpfc_fsrs", "ib_budget", "dual_process",
 	"neuromodulator", "reconsolidation", "triple_copy", "priority_map", "stability_protector", "imad_debate",
-	"spectral_health", "compositional_context", "hyperagent", "metacog_monitor"}
+	"spectral_health", "compositional_context", "hyperagent", "metacog_monitor",
+}
 
 // ArmRemove returns the arm without mechanism id.
 func ArmRemove(id string) Arm { return Arm{Name: "-" + id, Disabled: []string{id}} }
@@ -78,8 +80,12 @@ func BareArm() Arm {
 // CascadeArms are the integration cascade's configurations: full, no-pma (the harness's
 // "NeurIPS-only"), bare, without sleep and without the neuromodulator.
 func CascadeArms() []Arm {
-	return []Arm{{Name: ArmFull}, {Name: ArmNoPMA, Disabled: slices.Clone(PMAIDs)}, BareArm(),
-		ArmRemove("sim_selection_sleep"), ArmRemove("neuromodulator")}
+	return []Arm{
+		{Name: ArmFull},
+		{Name: ArmNoPMA, Disabled: slices.Clone(PMAIDs)},
+		BareArm(),
+		ArmRemove("sim_selection_sleep"), ArmRemove("neuromodulator"),
+	}
 }
 
 // Suite defaults.
@@ -283,11 +289,17 @@ func RunSuite(ctx context.Context, cfg *SuiteConfig) (*Results, error) {
 		return nil, fmt.Errorf("%w: Parallel must be in 1..64, SkipIdenticalAfter ≥ 0, with at least one seed and one workload", ErrBadSpec)
 	}
 	started := time.Now()
-	res := &Results{Started: started.UTC(), Machine: Machine{GoOS: runtime.GOOS, GoArch: runtime.GOARCH, CPUs: runtime.NumCPU(),
-		Store: "PostgreSQL (a database of its own per run, copied from a migrated template)"},
-		Settings: Settings{Seeds: c.Seeds, Arms: map[string][]Arm{}, Parallel: c.Parallel, EmbeddingDim: c.Env.Embedder.Dim(),
+	res := &Results{
+		Started: started.UTC(), Machine: Machine{
+			GoOS: runtime.GOOS, GoArch: runtime.GOARCH, CPUs: runtime.NumCPU(),
+			Store: "PostgreSQL (a database of its own per run, copied from a migrated template)",
+		},
+		Settings: Settings{
+			Seeds: c.Seeds, Arms: map[string][]Arm{}, Parallel: c.Parallel, EmbeddingDim: c.Env.Embedder.Dim(),
 			Embedder: c.Env.Embedder.Model(), QueriesPerDay: cmp.Or(c.QueriesPerDay, QueriesPerDayDefault),
-			EvalQueries: c.EvalQueries, Alpha: AlphaDefault, MinEffect: MinEffectDefault, SkipIdenticalAfter: c.SkipIdenticalAfter}}
+			EvalQueries: c.EvalQueries, Alpha: AlphaDefault, MinEffect: MinEffectDefault, SkipIdenticalAfter: c.SkipIdenticalAfter,
+		},
+	}
 	if c.Env.Pool != nil {
 		_ = c.Env.Pool.QueryRow(ctx, "SHOW server_version").Scan(&res.Machine.ServerVersion)
 	}
@@ -785,9 +797,11 @@ func Aggregate(r *Results) error {
 	secs := func(x *RunResult) float64 { return x.Seconds }
 	for _, k := range order {
 		full := key{k.w, ArmFull}
-		sum := ArmSummary{Workload: k.w, Arm: k.arm, Seeds: len(by[k]), Skipped: len(r.Settings.Seeds) - len(by[k]),
+		sum := ArmSummary{
+			Workload: k.w, Arm: k.arm, Seeds: len(by[k]), Skipped: len(r.Settings.Seeds) - len(by[k]),
 			Retention: stat(series(k, nil, ret)), P5: stat(series(k, nil, p5)), NDCG5: stat(series(k, nil, nd)),
-			Q: stat(series(k, nil, q)), P: 1, PRetention: 1, PP5: 1}
+			Q: stat(series(k, nil, q)), P: 1, PRetention: 1, PP5: 1,
+		}
 		sum.Seconds, _ = simstat.Mean(series(k, nil, secs))
 		if k.arm != ArmFull && by[full] != nil {
 			// Paired over the seeds both ran.

@@ -163,15 +163,19 @@ var (
 		Gustav Hanna Ivo Jana Kasimir Lena Milo Nora`)
 	worldPlaces = strings.Fields(`Lisbon Oslo Vienna Prague Dublin Athens Porto Bergen Tallinn Krakow Ghent Bruges
 		Lyon Turin Seville Riga Gdansk Zagreb Basel Malmo`)
-	worldAttrs = []string{"instrument", "car", "pet", "hobby", "bicycle", "lamp", "teapot", "notebook", "garden plant",
-		"coat", "clock", "rug", "kite", "camera", "chess set"}
+	worldAttrs = []string{
+		"instrument", "car", "pet", "hobby", "bicycle", "lamp", "teapot", "notebook", "garden plant",
+		"coat", "clock", "rug", "kite", "camera", "chess set",
+	}
 	worldAdjs = strings.Fields(`copper amber velvet walnut marble silver cobalt ivory indigo saffron crimson olive
 		granite linen cedar maple bronze pewter coral jade teal umber slate ochre hazel plum birch onyx russet pearl`)
 	worldNouns = strings.Fields(`violin falcon lantern compass kettle harbor ladder canyon glacier orchid quiver
 		ribbon saddle timber whistle anchor bamboo cactus dolphin ember ginger igloo koala lotus magnet nectar parrot
 		raven zephyr meadow pillow quartz tulip vessel walrus yacht acorn beacon cobble dune`)
-	worldEmotions = []string{"She was thrilled about it!", "Losing it once terrified everyone.",
-		"It made the whole family ecstatic!", "He was devastated when it broke!", "Everyone was furious when it vanished!"}
+	worldEmotions = []string{
+		"She was thrilled about it!", "Losing it once terrified everyone.",
+		"It made the whole family ecstatic!", "He was devastated when it broke!", "Everyone was furious when it vanished!",
+	}
 	worldVenues     = strings.Fields(`market harbor library station museum bakery workshop garden`)
 	worldActivities = []string{"talk about", "plan", "sketch", "repair", "photograph", "discuss"}
 )
@@ -225,8 +229,10 @@ func NewWorld(w Workload, seed uint32) (*World, error) {
 		if w.FactsPerDay > 0 {
 			day = i / w.FactsPerDay
 		}
-		world.Facts = append(world.Facts, Fact{Key: fmt.Sprintf("f%d", i), Person: p, Attr: a, Value: v,
-			Text: factText(p, a, v, emo), Emotional: emo, Day: day})
+		world.Facts = append(world.Facts, Fact{
+			Key: fmt.Sprintf("f%d", i), Person: p, Attr: a, Value: v,
+			Text: factText(p, a, v, emo), Emotional: emo, Day: day,
+		})
 	}
 	// Fact queries: a person and one to three of their attributes (nRel = 1 + ⌊3u⌋, as in the
 	// harness), asked from day 0.
@@ -258,8 +264,10 @@ func NewWorld(w Workload, seed uint32) (*World, error) {
 			attrs[i], keys[i] = world.Facts[x].Attr, world.Facts[x].Key
 			from = max(from, world.Facts[x].Day)
 		}
-		world.Queries = append(world.Queries, Query{Text: fmt.Sprintf("What is %s's %s?", f.Person, joinAnd(attrs)), Targets: keys,
-			FromDay: from})
+		world.Queries = append(world.Queries, Query{
+			Text: fmt.Sprintf("What is %s's %s?", f.Person, joinAnd(attrs)), Targets: keys,
+			FromDay: from,
+		})
 	}
 	// Revisions: a share of the facts that some query asks about gets a new value on a day in
 	// the middle of the run, stored right after that query is recalled.
@@ -293,10 +301,14 @@ func NewWorld(w Workload, seed uint32) (*World, error) {
 		v := value()
 		day := r.Intn(max(1, w.Days-1))
 		key := fmt.Sprintf("e%d", i)
-		world.Episodes = append(world.Episodes, Episode{Key: key, Day: day, Value: v,
-			Text: fmt.Sprintf("Today %s met %s at the %s %s to %s the %s.", a, b, place, venue, act, v)})
-		world.Queries = append(world.Queries, Query{Text: fmt.Sprintf("When did %s meet %s at the %s %s?", a, b, place, venue),
-			Targets: []string{key}, FromDay: day})
+		world.Episodes = append(world.Episodes, Episode{
+			Key: key, Day: day, Value: v,
+			Text: fmt.Sprintf("Today %s met %s at the %s %s to %s the %s.", a, b, place, venue, act, v),
+		})
+		world.Queries = append(world.Queries, Query{
+			Text:    fmt.Sprintf("When did %s meet %s at the %s %s?", a, b, place, venue),
+			Targets: []string{key}, FromDay: day,
+		})
 	}
 	// Traffic: per day, QueriesPerDay queries drawn from those askable that day.
 	world.Traffic = make([][]int, w.Days)

@@ -66,12 +66,18 @@ func aging(ctx context.Context, c *Config) (*Aging, error) {
 		return nil, err
 	}
 	out := &Aging{Workload: AgingWorkload, Days: AgingDays}
-	full := AgingSystem{Name: "full", Description: "zenbrain, every mechanism and lifecycle job, with the daily traffic",
-		P5: make([]float64, len(AgingDays)), Retention: make([]float64, len(AgingDays))}
-	static := AgingSystem{Name: "Static RAG", Description: "cosine over every stored text (same embedder), no forgetting, no updates",
-		P5: make([]float64, len(AgingDays))}
-	simple := AgingSystem{Name: "Simple Memory", Description: "s = 0.7·e^(−0.15·age), retrievable while s > 0.1, score = cos·(0.5 + 0.5·s)",
-		P5: make([]float64, len(AgingDays))}
+	full := AgingSystem{
+		Name: "full", Description: "zenbrain, every mechanism and lifecycle job, with the daily traffic",
+		P5: make([]float64, len(AgingDays)), Retention: make([]float64, len(AgingDays)),
+	}
+	static := AgingSystem{
+		Name: "Static RAG", Description: "cosine over every stored text (same embedder), no forgetting, no updates",
+		P5: make([]float64, len(AgingDays)),
+	}
+	simple := AgingSystem{
+		Name: "Simple Memory", Description: "s = 0.7·e^(−0.15·age), retrievable while s > 0.1, score = cos·(0.5 + 0.5·s)",
+		P5: make([]float64, len(AgingDays)),
+	}
 	n := float64(len(c.Seeds))
 	var full30, simple30, fullLast, staticLast []float64
 	for s, w := range worlds {
@@ -274,12 +280,15 @@ func locomoNoDecay(ctx context.Context, c *Config) (*LoCoMoNoDecay, error) {
 	if err != nil {
 		return nil, err
 	}
-	withDecay, err := zbsystem.New(&zbsystem.Config{Pool: c.Env.Pool, Embedder: c.Env.Embedder, Name: zbsystem.NameDefault,
-		Lifecycle: zbsystem.CoordinatorLifecycle})
+	withDecay, err := zbsystem.New(&zbsystem.Config{
+		Pool: c.Env.Pool, Embedder: c.Env.Embedder, Name: zbsystem.NameDefault,
+		Lifecycle: zbsystem.CoordinatorLifecycle,
+	})
 	if err != nil {
 		return nil, err
 	}
-	noDecay, err := zbsystem.New(&zbsystem.Config{Pool: c.Env.Pool, Embedder: c.Env.Embedder, Name: NameNoDecay,
+	noDecay, err := zbsystem.New(&zbsystem.Config{
+		Pool: c.Env.Pool, Embedder: c.Env.Embedder, Name: NameNoDecay,
 		Lifecycle: func(ctx context.Context, co *coordinator.Coordinator, tenant string, now time.Time) error {
 			// The switch is set before the first lifecycle run and before any question; store
 			// does not read it.
@@ -287,12 +296,15 @@ func locomoNoDecay(ctx context.Context, c *Config) (*LoCoMoNoDecay, error) {
 				return err
 			}
 			return zbsystem.CoordinatorLifecycle(ctx, co, tenant, now)
-		}})
+		},
+	})
 	if err != nil {
 		return nil, err
 	}
-	rep, err := locomo.Run(ctx, ds, []locomo.System{withDecay, noDecay}, locomo.Options{Mode: locomo.PerConversation, K: LoCoMoK,
-		Progress: c.Progress, PlainProgress: c.PlainProgress, PerQuestion: true})
+	rep, err := locomo.Run(ctx, ds, []locomo.System{withDecay, noDecay}, locomo.Options{
+		Mode: locomo.PerConversation, K: LoCoMoK,
+		Progress: c.Progress, PlainProgress: c.PlainProgress, PerQuestion: true,
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -302,8 +314,10 @@ func locomoNoDecay(ctx context.Context, c *Config) (*LoCoMoNoDecay, error) {
 	for _, r := range rep.Results {
 		g, _ := r.Group(locomo.GroupAll)
 		g14, _ := r.Group(locomo.Group1to4)
-		out.Systems = append(out.Systems, LoCoMoSystem{Name: r.System, R5: g.Recall5, R10: g.Recall10, P5: g.P5, MRR: g.MRR,
-			NDCG5: g.NDCG5, R5Cat14: g14.Recall5, Seconds: r.IngestSeconds + r.AfterIngestSeconds + r.SearchSeconds})
+		out.Systems = append(out.Systems, LoCoMoSystem{
+			Name: r.System, R5: g.Recall5, R10: g.Recall10, P5: g.P5, MRR: g.MRR,
+			NDCG5: g.NDCG5, R5Cat14: g14.Recall5, Seconds: r.IngestSeconds + r.AfterIngestSeconds + r.SearchSeconds,
+		})
 		out.Questions = r.Queries
 		per[r.System] = map[string]float64{}
 		for _, q := range r.PerQuestion {

@@ -52,8 +52,10 @@ const (
 )
 
 // beyondAbsent are made-up subjects that no world contains (world names are common first names).
-var beyondAbsent = []string{"Quorvath", "Zelmirax", "Brontavel", "Kyssandor", "Thelmrik", "Vorquenne", "Xandruil",
-	"Myrtagon", "Pellucor", "Drovanix"}
+var beyondAbsent = []string{
+	"Quorvath", "Zelmirax", "Brontavel", "Kyssandor", "Thelmrik", "Vorquenne", "Xandruil",
+	"Myrtagon", "Pellucor", "Drovanix",
+}
 
 // BeyondMeasure is one measure of one mechanism: its per-seed values with the mechanism on (the
 // full system) and off, and the paired test.
@@ -228,8 +230,10 @@ func beyondOne(ctx context.Context, env *ablation.Env, seed uint32, arm string, 
 	}()
 	clk := &ablation.Clock{}
 	clk.Set(ablation.Start.Add(8 * time.Hour))
-	co, err := coordinator.New(&coordinator.Config{Pool: env.Pool, Embedder: env.Embedder, Clock: clk,
-		Forgetting: ablation.StabilityFor(BeyondWorkload.BaseDecay), Actor: "bench-beyond"})
+	co, err := coordinator.New(&coordinator.Config{
+		Pool: env.Pool, Embedder: env.Embedder, Clock: clk,
+		Forgetting: ablation.StabilityFor(BeyondWorkload.BaseDecay), Actor: "bench-beyond",
+	})
 	if err != nil {
 		return r, err
 	}
@@ -240,13 +244,17 @@ func beyondOne(ctx context.Context, env *ablation.Env, seed uint32, arm string, 
 	}
 	var items []coordinator.StoreInput
 	for _, f := range w.Facts {
-		items = append(items, coordinator.StoreInput{TenantID: tenant, Content: f.Text, Layer: coordinator.LayerSemantic,
-			Kind: "fact", ExternalID: f.Key})
+		items = append(items, coordinator.StoreInput{
+			TenantID: tenant, Content: f.Text, Layer: coordinator.LayerSemantic,
+			Kind: "fact", ExternalID: f.Key,
+		})
 	}
 	for _, e := range w.Episodes {
 		occ := ablation.Start.Add(9 * time.Hour)
-		items = append(items, coordinator.StoreInput{TenantID: tenant, Content: e.Text, Layer: coordinator.LayerEpisodic,
-			Kind: "episode", ExternalID: e.Key, OccurredAt: &occ})
+		items = append(items, coordinator.StoreInput{
+			TenantID: tenant, Content: e.Text, Layer: coordinator.LayerEpisodic,
+			Kind: "episode", ExternalID: e.Key, OccurredAt: &occ,
+		})
 	}
 	if _, err := co.StoreBatch(ctx, items); err != nil {
 		return r, fmt.Errorf("beyond: storing: %w", err)
@@ -261,8 +269,10 @@ func beyondOne(ctx context.Context, env *ablation.Env, seed uint32, arm string, 
 		}
 	}
 	sess := uuid.New()
-	if _, err := co.Store(ctx, coordinator.StoreInput{TenantID: tenant, Content: "drafting the weekly summary of the team's news",
-		Layer: coordinator.LayerWorking, SessionID: &sess}); err != nil {
+	if _, err := co.Store(ctx, coordinator.StoreInput{
+		TenantID: tenant, Content: "drafting the weekly summary of the team's news",
+		Layer: coordinator.LayerWorking, SessionID: &sess,
+	}); err != nil {
 		return r, err
 	}
 	// Cue intentions on the subjects of the first facts: half of them are asked about below
@@ -297,8 +307,10 @@ func beyondOne(ctx context.Context, env *ablation.Env, seed uint32, arm string, 
 			uncued++
 		}
 		content := fmt.Sprintf("ask %s about the %s", f.Person, f.Value)
-		if _, err := co.AddIntention(ctx, tenant, coordinator.IntentionInput{Content: content, Cue: f.Person,
-			Priority: "high"}); err != nil {
+		if _, err := co.AddIntention(ctx, tenant, coordinator.IntentionInput{
+			Content: content, Cue: f.Person,
+			Priority: "high",
+		}); err != nil {
 			return r, fmt.Errorf("beyond: adding an intention: %w", err)
 		}
 		intents = append(intents, intent{content, isAsked})

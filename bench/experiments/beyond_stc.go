@@ -60,8 +60,10 @@ func stcOne(ctx context.Context, env *ablation.Env, seed uint32, on bool) (stcRu
 	clk := &ablation.Clock{}
 	start := ablation.Start.Add(8 * time.Hour)
 	clk.Set(start)
-	co, err := coordinator.New(&coordinator.Config{Pool: env.Pool, Embedder: env.Embedder, Clock: clk,
-		Forgetting: ablation.StabilityFor(BeyondWorkload.BaseDecay), Actor: "bench-beyond"})
+	co, err := coordinator.New(&coordinator.Config{
+		Pool: env.Pool, Embedder: env.Embedder, Clock: clk,
+		Forgetting: ablation.StabilityFor(BeyondWorkload.BaseDecay), Actor: "bench-beyond",
+	})
 	if err != nil {
 		return r, err
 	}
@@ -74,8 +76,10 @@ func stcOne(ctx context.Context, env *ablation.Env, seed uint32, on bool) (stcRu
 	byPerson := map[string][]string{}
 	var order []string
 	for _, f := range w.Facts {
-		items = append(items, coordinator.StoreInput{TenantID: tenant, Content: f.Text, Layer: coordinator.LayerSemantic,
-			Kind: "fact", ExternalID: f.Key})
+		items = append(items, coordinator.StoreInput{
+			TenantID: tenant, Content: f.Text, Layer: coordinator.LayerSemantic,
+			Kind: "fact", ExternalID: f.Key,
+		})
 		if _, ok := byPerson[f.Person]; !ok {
 			order = append(order, f.Person)
 		}

@@ -96,9 +96,11 @@ func Run(ctx context.Context, cfg *Config) (*Results, error) {
 		}
 	}
 	started := time.Now()
-	res := &Results{Started: started.UTC(), Seeds: c.Seeds, Embedder: fmt.Sprintf("%s (dim %d)", c.Env.Embedder.Model(), c.Env.Embedder.Dim()),
+	res := &Results{
+		Started: started.UTC(), Seeds: c.Seeds, Embedder: fmt.Sprintf("%s (dim %d)", c.Env.Embedder.Model(), c.Env.Embedder.Dim()),
 		Machine:   ablation.Machine{GoOS: runtime.GOOS, GoArch: runtime.GOARCH, CPUs: runtime.NumCPU(), Store: "PostgreSQL"},
-		Durations: map[string]float64{}}
+		Durations: map[string]float64{},
+	}
 	_ = c.Env.Pool.QueryRow(ctx, "SHOW server_version").Scan(&res.Machine.ServerVersion)
 	step := func(name string, f func() error) error {
 		if !c.wants(name) {
@@ -154,8 +156,10 @@ func (c *Config) checkpoint(res *Results, started time.Time) error {
 }
 
 func (c *Config) runAll(ctx context.Context, specs []ablation.RunSpec, label string) ([]*ablation.RunResult, error) {
-	return ablation.RunAll(ctx, c.Env, specs, &ablation.RunAllOpts{Parallel: c.Parallel, Progress: c.Progress,
-		PlainProgress: c.PlainProgress, Label: label})
+	return ablation.RunAll(ctx, c.Env, specs, &ablation.RunAllOpts{
+		Parallel: c.Parallel, Progress: c.Progress,
+		PlainProgress: c.PlainProgress, Label: label,
+	})
 }
 
 func mean(xs []float64) float64 {
@@ -357,12 +361,14 @@ func sleepImpact(ctx context.Context, c *Config) (*SleepImpact, *TripleCopyTable
 		if err != nil {
 			return nil, nil, err
 		}
-		specs = append(specs, ablation.RunSpec{World: w, Arm: "with-sleep", RecordSleeps: true,
+		specs = append(specs, ablation.RunSpec{
+			World: w, Arm: "with-sleep", RecordSleeps: true,
 			Inspect: func(ctx context.Context, pool *pgxpool.Pool, tenant string, _ time.Time) error {
 				rows, err := readTriples(ctx, pool, tenant, ablation.Start.Add(24*time.Hour))
 				triples[si] = rows
 				return err
-			}},
+			},
+		},
 			ablation.RunSpec{World: w, Arm: "without-sleep", Disabled: noSleep, RecordSleeps: true})
 	}
 	runs, err := c.runAll(ctx, specs, "sleep impact")
@@ -469,8 +475,15 @@ func readTriples(ctx context.Context, pool *pgxpool.Pool, tenant string, until t
 var TripleCopyAges = []struct {
 	Label string
 	D     time.Duration
-}{{"1 h", time.Hour}, {"6 h", 6 * time.Hour}, {"1 d", 24 * time.Hour}, {"3 d", 72 * time.Hour},
-	{"7 d", 7 * 24 * time.Hour}, {"14 d", 14 * 24 * time.Hour}, {"30 d", 30 * 24 * time.Hour}}
+}{
+	{"1 h", time.Hour},
+	{"6 h", 6 * time.Hour},
+	{"1 d", 24 * time.Hour},
+	{"3 d", 72 * time.Hour},
+	{"7 d", 7 * 24 * time.Hour},
+	{"14 d", 14 * 24 * time.Hour},
+	{"30 d", 30 * 24 * time.Hour},
+}
 
 func tripleTable(perSeed [][]tripleRow) *TripleCopyTable {
 	tcm, _ := pma.NewTripleCopyMemory(nil)
@@ -491,8 +504,10 @@ func tripleTable(perSeed [][]tripleRow) *TripleCopyTable {
 	}
 	s := forgetting.Day.Seconds() / SleepWorkload.BaseDecay
 	for _, a := range TripleCopyAges {
-		row := TripleCopyRow{Age: a.Label, Hours: a.D.Hours(), Ebbinghaus: math.Exp(-a.D.Hours() / 24),
-			ForgettingModel: math.Exp(-a.D.Seconds() / s)}
+		row := TripleCopyRow{
+			Age: a.Label, Hours: a.D.Hours(), Ebbinghaus: math.Exp(-a.D.Hours() / 24),
+			ForgettingModel: math.Exp(-a.D.Seconds() / s),
+		}
 		var nP, nN int
 		for _, t := range all {
 			st := tcm.Strengths(t.tc, t.stored.Add(a.D))

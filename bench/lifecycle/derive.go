@@ -58,8 +58,10 @@ func benchDerive(ctx context.Context, c *Config) (*DeriveFigure, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &DeriveFigure{Tenants: c.DeriveTenants, Workers: c.DeriveWorkers, Memories: c.DeriveTenants * c.DerivePerTenant,
-		Target: DeriveTargetRatio}
+	f := &DeriveFigure{
+		Tenants: c.DeriveTenants, Workers: c.DeriveWorkers, Memories: c.DeriveTenants * c.DerivePerTenant,
+		Target: DeriveTargetRatio,
+	}
 	r := rand.New(rand.NewPCG(c.Seed, 99))
 	texts := make([][]string, c.DeriveTenants)
 	for t := range c.DeriveTenants {
@@ -93,9 +95,11 @@ func benchDerive(ctx context.Context, c *Config) (*DeriveFigure, error) {
 		if err != nil {
 			return nil, err
 		}
-		w, err := worker.New(&worker.Config{Pool: pool, Coordinator: co, Concurrency: 1, Queues: []string{jobs.QueueDerive},
+		w, err := worker.New(&worker.Config{
+			Pool: pool, Coordinator: co, Concurrency: 1, Queues: []string{jobs.QueueDerive},
 			ID: "bench-" + strconv.Itoa(i), DecayInterval: -1, ReviewInterval: -1, SleepInterval: -1, SweepInterval: -1,
-			IdleInterval: -1, Logger: c.Logger})
+			IdleInterval: -1, Logger: c.Logger,
+		})
 		if err != nil {
 			return nil, err
 		}

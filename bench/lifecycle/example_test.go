@@ -11,8 +11,10 @@ func ExampleResults_Markdown() {
 	res := &lifecycle.Results{
 		Started: time.Date(2026, 12, 2, 15, 0, 0, 0, time.UTC), Duration: 60,
 		Machine: lifecycle.Machine{GoOS: "linux", GoArch: "amd64", CPUs: 2, ServerVersion: "16.4"},
-		Decay: []lifecycle.DecayFigure{{N: 10000, Faded: 100, Ratio: 2.5, Target: 3, Met: true, Decay: 0.025,
-			Archive: 0.01, Archived: 100, RowsRead: 200, Load: 12}},
+		Decay: []lifecycle.DecayFigure{{
+			N: 10000, Faded: 100, Ratio: 2.5, Target: 3, Met: true, Decay: 0.025,
+			Archive: 0.01, Archived: 100, RowsRead: 200, Load: 12,
+		}},
 	}
 	res.Markdown(os.Stdout)
 	// Output:

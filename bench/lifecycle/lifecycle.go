@@ -183,9 +183,13 @@ func Run(ctx context.Context, cfg *Config) (*Results, error) {
 		return nil, err
 	}
 	started := time.Now()
-	res := &Results{Started: started.UTC(), Machine: Machine{GoOS: runtime.GOOS, GoArch: runtime.GOARCH, CPUs: runtime.NumCPU()},
-		Config: map[string]any{"dim": c.Dim, "faded_fraction": c.FadedFraction, "repeats": c.Repeats, "seed": c.Seed,
-			"sleep_derived": c.SleepDerived, "derive_tenants": c.DeriveTenants, "derive_per_tenant": c.DerivePerTenant, "derive_workers": c.DeriveWorkers}}
+	res := &Results{
+		Started: started.UTC(), Machine: Machine{GoOS: runtime.GOOS, GoArch: runtime.GOARCH, CPUs: runtime.NumCPU()},
+		Config: map[string]any{
+			"dim": c.Dim, "faded_fraction": c.FadedFraction, "repeats": c.Repeats, "seed": c.Seed,
+			"sleep_derived": c.SleepDerived, "derive_tenants": c.DeriveTenants, "derive_per_tenant": c.DerivePerTenant, "derive_workers": c.DeriveWorkers,
+		},
+	}
 	if err := serverSettings(ctx, c.AdminURL, &res.Machine); err != nil {
 		return nil, err
 	}

@@ -50,8 +50,10 @@ func TestRunSmall(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	res, err := lifecycle.Run(ctx, &lifecycle.Config{AdminURL: zbtest.AdminURL(t), DecaySizes: []int{400},
-		SleepSizes: []int{100, 200}, MaintSizes: []int{1000}, DeriveTenants: 2, DerivePerTenant: 40, Repeats: 1})
+	res, err := lifecycle.Run(ctx, &lifecycle.Config{
+		AdminURL: zbtest.AdminURL(t), DecaySizes: []int{400},
+		SleepSizes: []int{100, 200}, MaintSizes: []int{1000}, DeriveTenants: 2, DerivePerTenant: 40, Repeats: 1,
+	})
 	require.NoError(t, err)
 
 	require.Len(t, res.Decay, 1)

@@ -370,8 +370,10 @@ func Parse(r io.Reader, source string) (*Dataset, error) {
 			continue
 		}
 		if prev, dup := ids[conv.SampleID]; dup {
-			errs = append(errs, &ValidationError{Source: source, Conversation: conv.SampleID, Path: "sample_id",
-				Msg: fmt.Sprintf("repeats conversation #%d", prev)})
+			errs = append(errs, &ValidationError{
+				Source: source, Conversation: conv.SampleID, Path: "sample_id",
+				Msg: fmt.Sprintf("repeats conversation #%d", prev),
+			})
 			continue
 		}
 		ids[conv.SampleID] = ci

@@ -113,8 +113,10 @@ func TestCanonicalDiaID(t *testing.T) {
 
 func TestCleanEvidence(t *testing.T) {
 	t.Parallel()
-	turns := map[string]bool{"D1:1": true, "D1:2": true, "D8:6": true, "D9:17": true, "D9:1": true, "D4:4": true,
-		"D4:6": true, "D11:26": true, "D30:5": true}
+	turns := map[string]bool{
+		"D1:1": true, "D1:2": true, "D8:6": true, "D9:17": true, "D9:1": true, "D4:4": true,
+		"D4:6": true, "D11:26": true, "D30:5": true,
+	}
 	exists := func(id string) bool { return turns[id] }
 	for _, tc := range []struct {
 		name  string
@@ -123,28 +125,50 @@ func TestCleanEvidence(t *testing.T) {
 		fixes []EvidenceFix
 	}{
 		{name: "clean", raw: []string{"D1:1", "D1:2"}, want: []string{"D1:1", "D1:2"}},
-		{name: "semicolon", raw: []string{"D8:6; D9:17"}, want: []string{"D8:6", "D9:17"},
-			fixes: []EvidenceFix{{Kind: FixSplit, Raw: "D8:6; D9:17", Result: "D8:6 D9:17"}}},
-		{name: "spaces", raw: []string{"D9:1 D4:4 D4:6"}, want: []string{"D9:1", "D4:4", "D4:6"},
-			fixes: []EvidenceFix{{Kind: FixSplit, Raw: "D9:1 D4:4 D4:6", Result: "D9:1 D4:4 D4:6"}}},
-		{name: "extra colon", raw: []string{"D:11:26"}, want: []string{"D11:26"},
-			fixes: []EvidenceFix{{Kind: FixNormalized, Raw: "D:11:26", Result: "D11:26"}}},
-		{name: "leading zero", raw: []string{"D30:05"}, want: []string{"D30:5"},
-			fixes: []EvidenceFix{{Kind: FixNormalized, Raw: "D30:05", Result: "D30:5"}}},
-		{name: "parentheses", raw: []string{"(D1:1)", "D1:2)"}, want: []string{"D1:1", "D1:2"},
-			fixes: []EvidenceFix{{Kind: FixParentheses, Raw: "(D1:1)", Result: "D1:1"}, {Kind: FixParentheses, Raw: "D1:2)", Result: "D1:2"}}},
-		{name: "bare D", raw: []string{"D1:1", "D"}, want: []string{"D1:1"},
-			fixes: []EvidenceFix{{Kind: FixBareD, Raw: "D"}}},
-		{name: "bare D in parentheses", raw: []string{"(D)"}, want: []string{},
-			fixes: []EvidenceFix{{Kind: FixParentheses, Raw: "(D)", Result: "D"}, {Kind: FixBareD, Raw: "(D)"}}},
-		{name: "unknown turn", raw: []string{"D1:1", "D10:19"}, want: []string{"D1:1"},
-			fixes: []EvidenceFix{{Kind: FixUnknown, Raw: "D10:19"}}},
-		{name: "normalized then unknown", raw: []string{"D10:019"}, want: []string{},
-			fixes: []EvidenceFix{{Kind: FixNormalized, Raw: "D10:019", Result: "D10:19"}, {Kind: FixUnknown, Raw: "D10:19"}}},
-		{name: "duplicate", raw: []string{"D1:1", "D1:01"}, want: []string{"D1:1"},
-			fixes: []EvidenceFix{{Kind: FixNormalized, Raw: "D1:01", Result: "D1:1"}, {Kind: FixDuplicate, Raw: "D1:1"}}},
-		{name: "malformed", raw: []string{"X1", ""}, want: []string{},
-			fixes: []EvidenceFix{{Kind: FixMalformed, Raw: "X1"}, {Kind: FixMalformed, Raw: ""}}},
+		{
+			name: "semicolon", raw: []string{"D8:6; D9:17"}, want: []string{"D8:6", "D9:17"},
+			fixes: []EvidenceFix{{Kind: FixSplit, Raw: "D8:6; D9:17", Result: "D8:6 D9:17"}},
+		},
+		{
+			name: "spaces", raw: []string{"D9:1 D4:4 D4:6"}, want: []string{"D9:1", "D4:4", "D4:6"},
+			fixes: []EvidenceFix{{Kind: FixSplit, Raw: "D9:1 D4:4 D4:6", Result: "D9:1 D4:4 D4:6"}},
+		},
+		{
+			name: "extra colon", raw: []string{"D:11:26"}, want: []string{"D11:26"},
+			fixes: []EvidenceFix{{Kind: FixNormalized, Raw: "D:11:26", Result: "D11:26"}},
+		},
+		{
+			name: "leading zero", raw: []string{"D30:05"}, want: []string{"D30:5"},
+			fixes: []EvidenceFix{{Kind: FixNormalized, Raw: "D30:05", Result: "D30:5"}},
+		},
+		{
+			name: "parentheses", raw: []string{"(D1:1)", "D1:2)"}, want: []string{"D1:1", "D1:2"},
+			fixes: []EvidenceFix{{Kind: FixParentheses, Raw: "(D1:1)", Result: "D1:1"}, {Kind: FixParentheses, Raw: "D1:2)", Result: "D1:2"}},
+		},
+		{
+			name: "bare D", raw: []string{"D1:1", "D"}, want: []string{"D1:1"},
+			fixes: []EvidenceFix{{Kind: FixBareD, Raw: "D"}},
+		},
+		{
+			name: "bare D in parentheses", raw: []string{"(D)"}, want: []string{},
+			fixes: []EvidenceFix{{Kind: FixParentheses, Raw: "(D)", Result: "D"}, {Kind: FixBareD, Raw: "(D)"}},
+		},
+		{
+			name: "unknown turn", raw: []string{"D1:1", "D10:19"}, want: []string{"D1:1"},
+			fixes: []EvidenceFix{{Kind: FixUnknown, Raw: "D10:19"}},
+		},
+		{
+			name: "normalized then unknown", raw: []string{"D10:019"}, want: []string{},
+			fixes: []EvidenceFix{{Kind: FixNormalized, Raw: "D10:019", Result: "D10:19"}, {Kind: FixUnknown, Raw: "D10:19"}},
+		},
+		{
+			name: "duplicate", raw: []string{"D1:1", "D1:01"}, want: []string{"D1:1"},
+			fixes: []EvidenceFix{{Kind: FixNormalized, Raw: "D1:01", Result: "D1:1"}, {Kind: FixDuplicate, Raw: "D1:1"}},
+		},
+		{
+			name: "malformed", raw: []string{"X1", ""}, want: []string{},
+			fixes: []EvidenceFix{{Kind: FixMalformed, Raw: "X1"}, {Kind: FixMalformed, Raw: ""}},
+		},
 		{name: "empty", raw: nil, want: []string{}},
 	} {
 		got, fixes := CleanEvidence(tc.raw, exists)
@@ -253,36 +277,66 @@ func TestParseValidation(t *testing.T) {
 			strings.Trim(conv(okID, okSpeakers+okSession, okQA), "[]") + `]`, []string{"conv-x: sample_id: repeats conversation #0"}},
 		{"no conversation", `[{"sample_id": "conv-x", "qa": []}]`, []string{"conv-x: conversation: missing"}},
 		{"no speaker_b", conv(okID, `"speaker_a": "A", `+okSession, okQA), []string{"conv-x: conversation.speaker_b: missing"}},
-		{"no session date", conv(okID, okSpeakers+`"session_1": [{"speaker": "A", "dia_id": "D1:1", "text": "hi"}]`, okQA),
-			[]string{"conv-x: conversation.session_1_date_time: missing for session 1"}},
-		{"bad session date", conv(okID, okSpeakers+strings.Replace(okSession, "8 May", "8 Mai", 1), okQA),
-			[]string{"conv-x: conversation.session_1_date_time: error parsing session date"}},
-		{"session not a list", conv(okID, okSpeakers+`"session_1_date_time": "1:56 pm on 8 May, 2023", "session_1": {}`, okQA),
-			[]string{"conv-x: conversation.session_1: want a list of turns"}},
-		{"no sessions", conv(okID, okSpeakers+`"session_1_date_time": "1:56 pm on 8 May, 2023"`, okQA),
-			[]string{"conv-x: conversation: no session with turns"}},
-		{"turn without dia_id", conv(okID, okSpeakers+strings.Replace(okSession, `"dia_id": "D1:1", `, "", 1), okQA),
-			[]string{"conv-x: conversation.session_1[0].dia_id: missing"}},
-		{"malformed dia_id", conv(okID, okSpeakers+strings.Replace(okSession, `"D1:1"`, `"D1-1"`, 1), okQA),
-			[]string{`conv-x: conversation.session_1[0].dia_id: "D1-1" is not of the form`}},
-		{"repeated dia_id", conv(okID, okSpeakers+strings.Replace(okSession, `]`, `, {"speaker": "B", "dia_id": "D1:1", "text": "yo"}]`, 1), okQA),
-			[]string{`conv-x: conversation.session_1[1].dia_id: "D1:1" repeats conversation.session_1[0]`}},
-		{"empty speaker", conv(okID, okSpeakers+strings.Replace(okSession, `"speaker": "A"`, `"speaker": " "`, 1), okQA),
-			[]string{"conv-x: conversation.session_1[0].speaker: missing or empty"}},
-		{"empty text", conv(okID, okSpeakers+strings.Replace(okSession, `"text": "hi"`, `"text": ""`, 1), okQA),
-			[]string{"conv-x: conversation.session_1[0].text: missing or empty"}},
-		{"turn of wrong type", conv(okID, okSpeakers+strings.Replace(okSession, `"text": "hi"`, `"text": 5`, 1), okQA),
-			[]string{"conv-x: conversation.session_1[0]: want a turn object"}},
-		{"bad category", conv(okID, okSpeakers+okSession, strings.Replace(okQA, `"category": 1`, `"category": 7`, 1)),
-			[]string{"conv-x: qa[0].category: missing or not in 1..5"}},
-		{"no category", conv(okID, okSpeakers+okSession, strings.Replace(okQA, `, "category": 1`, ``, 1)),
-			[]string{"conv-x: qa[0].category: missing"}},
-		{"empty question", conv(okID, okSpeakers+okSession, strings.Replace(okQA, `"q?"`, `""`, 1)),
-			[]string{"conv-x: qa[0].question: missing or empty"}},
-		{"evidence not strings", conv(okID, okSpeakers+okSession, strings.Replace(okQA, `["D1:1"]`, `[1]`, 1)),
-			[]string{"conv-x: qa[0]: want a question object"}},
-		{"several problems", conv(okID, `"speaker_a": "A", `+okSession, strings.Replace(okQA, `"category": 1`, `"category": 0`, 1)),
-			[]string{"conversation.speaker_b: missing", "qa[0].category"}},
+		{
+			"no session date", conv(okID, okSpeakers+`"session_1": [{"speaker": "A", "dia_id": "D1:1", "text": "hi"}]`, okQA),
+			[]string{"conv-x: conversation.session_1_date_time: missing for session 1"},
+		},
+		{
+			"bad session date", conv(okID, okSpeakers+strings.Replace(okSession, "8 May", "8 Mai", 1), okQA),
+			[]string{"conv-x: conversation.session_1_date_time: error parsing session date"},
+		},
+		{
+			"session not a list", conv(okID, okSpeakers+`"session_1_date_time": "1:56 pm on 8 May, 2023", "session_1": {}`, okQA),
+			[]string{"conv-x: conversation.session_1: want a list of turns"},
+		},
+		{
+			"no sessions", conv(okID, okSpeakers+`"session_1_date_time": "1:56 pm on 8 May, 2023"`, okQA),
+			[]string{"conv-x: conversation: no session with turns"},
+		},
+		{
+			"turn without dia_id", conv(okID, okSpeakers+strings.Replace(okSession, `"dia_id": "D1:1", `, "", 1), okQA),
+			[]string{"conv-x: conversation.session_1[0].dia_id: missing"},
+		},
+		{
+			"malformed dia_id", conv(okID, okSpeakers+strings.Replace(okSession, `"D1:1"`, `"D1-1"`, 1), okQA),
+			[]string{`conv-x: conversation.session_1[0].dia_id: "D1-1" is not of the form`},
+		},
+		{
+			"repeated dia_id", conv(okID, okSpeakers+strings.Replace(okSession, `]`, `, {"speaker": "B", "dia_id": "D1:1", "text": "yo"}]`, 1), okQA),
+			[]string{`conv-x: conversation.session_1[1].dia_id: "D1:1" repeats conversation.session_1[0]`},
+		},
+		{
+			"empty speaker", conv(okID, okSpeakers+strings.Replace(okSession, `"speaker": "A"`, `"speaker": " "`, 1), okQA),
+			[]string{"conv-x: conversation.session_1[0].speaker: missing or empty"},
+		},
+		{
+			"empty text", conv(okID, okSpeakers+strings.Replace(okSession, `"text": "hi"`, `"text": ""`, 1), okQA),
+			[]string{"conv-x: conversation.session_1[0].text: missing or empty"},
+		},
+		{
+			"turn of wrong type", conv(okID, okSpeakers+strings.Replace(okSession, `"text": "hi"`, `"text": 5`, 1), okQA),
+			[]string{"conv-x: conversation.session_1[0]: want a turn object"},
+		},
+		{
+			"bad category", conv(okID, okSpeakers+okSession, strings.Replace(okQA, `"category": 1`, `"category": 7`, 1)),
+			[]string{"conv-x: qa[0].category: missing or not in 1..5"},
+		},
+		{
+			"no category", conv(okID, okSpeakers+okSession, strings.Replace(okQA, `, "category": 1`, ``, 1)),
+			[]string{"conv-x: qa[0].category: missing"},
+		},
+		{
+			"empty question", conv(okID, okSpeakers+okSession, strings.Replace(okQA, `"q?"`, `""`, 1)),
+			[]string{"conv-x: qa[0].question: missing or empty"},
+		},
+		{
+			"evidence not strings", conv(okID, okSpeakers+okSession, strings.Replace(okQA, `["D1:1"]`, `[1]`, 1)),
+			[]string{"conv-x: qa[0]: want a question object"},
+		},
+		{
+			"several problems", conv(okID, `"speaker_a": "A", `+okSession, strings.Replace(okQA, `"category": 1`, `"category": 0`, 1)),
+			[]string{"conversation.speaker_b: missing", "qa[0].category"},
+		},
 	} {
 		_, err := Parse(strings.NewReader(tc.in), "fixture.json")
 		require.Error(t, err, tc.name)

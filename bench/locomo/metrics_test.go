@@ -134,8 +134,11 @@ func TestScoreHits(t *testing.T) {
 			metric    string
 			want, got float64
 		}{
-			{"R@5", tc.want.Recall5, got.Recall5}, {"R@10", tc.want.Recall10, got.Recall10}, {"P@5", tc.want.P5, got.P5},
-			{"MRR", tc.want.MRR, got.MRR}, {"NDCG@5", tc.want.NDCG5, got.NDCG5},
+			{"R@5", tc.want.Recall5, got.Recall5},
+			{"R@10", tc.want.Recall10, got.Recall10},
+			{"P@5", tc.want.P5, got.P5},
+			{"MRR", tc.want.MRR, got.MRR},
+			{"NDCG@5", tc.want.NDCG5, got.NDCG5},
 		} {
 			require.InDelta(t, f.want, f.got, 1e-12, "%s %s", tc.name, f.metric)
 		}

@@ -58,10 +58,14 @@ func TestBuildPlanFixture(t *testing.T) {
 	require.Equal(t, lastA, a.Now)
 	require.Equal(t, lastB, per[1].Now)
 	require.Len(t, a.Messages, 5)
-	require.Equal(t, Message{TenantID: "conv-a", SessionKey: "session_1", DiaID: "D1:1", Speaker: "Ann",
-		Text: "Ann: Hi Bob, how is the garden?", OccurredAt: sessionA}, a.Messages[0])
-	require.Equal(t, Message{TenantID: "conv-a", SessionKey: "session_1", DiaID: "D1:2", Speaker: "Bob",
-		Text: "Bob: Look at this! [shares image: a photo of a cat]", OccurredAt: sessionA.Add(time.Second)}, a.Messages[1])
+	require.Equal(t, Message{
+		TenantID: "conv-a", SessionKey: "session_1", DiaID: "D1:1", Speaker: "Ann",
+		Text: "Ann: Hi Bob, how is the garden?", OccurredAt: sessionA,
+	}, a.Messages[0])
+	require.Equal(t, Message{
+		TenantID: "conv-a", SessionKey: "session_1", DiaID: "D1:2", Speaker: "Bob",
+		Text: "Bob: Look at this! [shares image: a photo of a cat]", OccurredAt: sessionA.Add(time.Second),
+	}, a.Messages[1])
 	var ids, keys []string
 	for _, m := range a.Messages {
 		ids = append(ids, m.DiaID)
@@ -76,8 +80,10 @@ func TestBuildPlanFixture(t *testing.T) {
 		idx = append(idx, q.Index)
 	}
 	require.Equal(t, []int{0, 1, 2, 3, 6}, idx)
-	require.Equal(t, Query{Conversation: "conv-a", Index: 2, Category: 2, Text: "What did Bob show?",
-		Evidence: []string{"D10:1", "D1:2"}}, a.Queries[2])
+	require.Equal(t, Query{
+		Conversation: "conv-a", Index: 2, Category: 2, Text: "What did Bob show?",
+		Evidence: []string{"D10:1", "D1:2"},
+	}, a.Queries[2])
 
 	pool, err := BuildPlan(ds, SharedPool)
 	require.NoError(t, err)
@@ -86,8 +92,10 @@ func TestBuildPlanFixture(t *testing.T) {
 	require.Equal(t, PoolTenant, p.Tenant)
 	require.Equal(t, lastB, p.Now, "the pool's query time is the latest last session")
 	require.Len(t, p.Messages, 7)
-	require.Equal(t, Message{TenantID: PoolTenant, SessionKey: "conv-a/session_1", DiaID: "conv-a/D1:2", Speaker: "Bob",
-		Text: "Bob: Look at this! [shares image: a photo of a cat]", OccurredAt: sessionA.Add(time.Second)}, p.Messages[1])
+	require.Equal(t, Message{
+		TenantID: PoolTenant, SessionKey: "conv-a/session_1", DiaID: "conv-a/D1:2", Speaker: "Bob",
+		Text: "Bob: Look at this! [shares image: a photo of a cat]", OccurredAt: sessionA.Add(time.Second),
+	}, p.Messages[1])
 	require.Equal(t, "conv-b/D1:1", p.Messages[5].DiaID)
 	require.Len(t, p.Queries, 6)
 	require.Equal(t, []string{"conv-a/D10:1", "conv-a/D1:2"}, p.Queries[2].Evidence)

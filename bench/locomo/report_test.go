@@ -28,18 +28,26 @@ func handReport() *Report {
 	}
 	return &Report{
 		Source: "locomo-dev.json",
-		Stats: Stats{Conversations: 2, Sessions: 4, Turns: 40, Questions: 11, Scored: 10, ExcludedEmptyEvidence: 1,
-			PerCategory: map[string]int{"1": 2, "2": 2, "3": 2, "4": 2, "5": 2}},
-		Cleaning: CleaningReport{Fixes: map[FixKind]int{FixSplit: 1, FixBareD: 2},
-			EmptyEvidence: []QuestionRef{{Conversation: "conv-x", Index: 3, Category: 3, Question: "q?"}}},
-		Settings: Settings{Modes: []Mode{PerConversation, SharedPool}, Systems: []string{"bm25", "flat"}, K: 50,
+		Stats: Stats{
+			Conversations: 2, Sessions: 4, Turns: 40, Questions: 11, Scored: 10, ExcludedEmptyEvidence: 1,
+			PerCategory: map[string]int{"1": 2, "2": 2, "3": 2, "4": 2, "5": 2},
+		},
+		Cleaning: CleaningReport{
+			Fixes:         map[FixKind]int{FixSplit: 1, FixBareD: 2},
+			EmptyEvidence: []QuestionRef{{Conversation: "conv-x", Index: 3, Category: 3, Question: "q?"}},
+		},
+		Settings: Settings{
+			Modes: []Mode{PerConversation, SharedPool}, Systems: []string{"bm25", "flat"}, K: 50,
 			MRRCutoff: 50, PoolTenant: PoolTenant, QueryTime: "after the last turn", IDCG: "capped at 5",
-			Descriptions: map[string]string{"bm25": "Okapi BM25"}},
+			Descriptions: map[string]string{"bm25": "Okapi BM25"},
+		},
 		StartedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
 		Seconds:   12.5,
 		Results: []Result{
-			{Mode: PerConversation, System: "bm25", Tenants: 2, Messages: 40, Queries: 10, Groups: groups(0.55),
-				IngestSeconds: 0.01, AfterIngestSeconds: 0.2, SearchSeconds: 1.5, SearchMeanMillis: 150},
+			{
+				Mode: PerConversation, System: "bm25", Tenants: 2, Messages: 40, Queries: 10, Groups: groups(0.55),
+				IngestSeconds: 0.01, AfterIngestSeconds: 0.2, SearchSeconds: 1.5, SearchMeanMillis: 150,
+			},
 			{Mode: PerConversation, System: "flat", Tenants: 2, Messages: 40, Queries: 10, Groups: groups(0.4)},
 			{Mode: SharedPool, System: "bm25", Tenants: 1, Messages: 40, Queries: 10, Groups: groups(0.5)},
 			{Mode: SharedPool, System: "flat", Tenants: 1, Messages: 40, Queries: 10, Groups: groups(0.375)},

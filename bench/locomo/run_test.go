@@ -62,8 +62,10 @@ func TestRunOracle(t *testing.T) {
 		require.Equal(t, 6, res.Queries)
 		all, ok := res.Group(GroupAll)
 		require.True(t, ok)
-		require.Equal(t, GroupMetrics{Group: GroupAll, Questions: 6, Recall5: 1, Recall10: 1,
-			P5: (0.4 + 0.2 + 0.4 + 0.2 + 0.4 + 0.2) / 6, MRR: 1, NDCG5: 1}, all)
+		require.Equal(t, GroupMetrics{
+			Group: GroupAll, Questions: 6, Recall5: 1, Recall10: 1,
+			P5: (0.4 + 0.2 + 0.4 + 0.2 + 0.4 + 0.2) / 6, MRR: 1, NDCG5: 1,
+		}, all)
 		require.Len(t, res.PerQuestion, 6)
 		require.Equal(t, 1, res.PerQuestion[0].Score.FirstRelevant)
 
@@ -71,8 +73,18 @@ func TestRunOracle(t *testing.T) {
 		la, _ := l.Group(GroupAll)
 		require.Zero(t, la.Recall10)
 		require.InDelta(t, 1.0/11, la.MRR, 1e-12)
-		require.Equal(t, [][]string{{"nothing"}, {"nothing"}, {"nothing"}, {"nothing"}, {"nothing"}, {"nothing"},
-			{"nothing"}, {"nothing"}, {"nothing"}, {"nothing"}}, l.PerQuestion[0].Top, "the top 10 hits' sources")
+		require.Equal(t, [][]string{
+			{"nothing"},
+			{"nothing"},
+			{"nothing"},
+			{"nothing"},
+			{"nothing"},
+			{"nothing"},
+			{"nothing"},
+			{"nothing"},
+			{"nothing"},
+			{"nothing"},
+		}, l.PerQuestion[0].Top, "the top 10 hits' sources")
 	}
 	require.Equal(t, 2, rep.Result(PerConversation, "oracle").Tenants)
 	require.Equal(t, 1, rep.Result(SharedPool, "oracle").Tenants)
@@ -160,14 +172,16 @@ func TestRunErrors(t *testing.T) {
 			}
 			return nil, nil
 		}}}, is: boom, want: "per-conversation on bad, tenant conv-a, searching conv-a qa[2]"},
-		{name: "ingest fails", ds: ds, systems: []System{&fakeSystem{name: "bad",
+		{name: "ingest fails", ds: ds, systems: []System{&fakeSystem{
+			name:   "bad",
 			answer: func(_, _ string) ([]Hit, error) { return nil, nil },
 			ingest: func(_ string, msgs []Message) error {
 				if msgs[0].SessionKey == "session_2" {
 					return boom
 				}
 				return nil
-			}}}, is: boom, want: "tenant conv-a, ingesting session_2"},
+			},
+		}}, is: boom, want: "tenant conv-a, ingesting session_2"},
 	} {
 		c := tc.ctx
 		if c == nil {

@@ -22,9 +22,11 @@ var (
 		lotus magnet nectar olive parrot quiver raven budget invoice meeting project deadline garden recipe
 		concert flight hotel doctor dentist school library museum bakery bicycle camera laptop printer`)
 	// genLayers are the layers of generated memories, in proportion 5:3:2.
-	genLayers = []coordinator.Layer{coordinator.LayerSemantic, coordinator.LayerSemantic, coordinator.LayerSemantic,
+	genLayers = []coordinator.Layer{
+		coordinator.LayerSemantic, coordinator.LayerSemantic, coordinator.LayerSemantic,
 		coordinator.LayerSemantic, coordinator.LayerSemantic, coordinator.LayerEpisodic, coordinator.LayerEpisodic,
-		coordinator.LayerEpisodic, coordinator.LayerProcedural, coordinator.LayerProcedural}
+		coordinator.LayerEpisodic, coordinator.LayerProcedural, coordinator.LayerProcedural,
+	}
 )
 
 // searchLayers are the layers of generated memories, for filtered search.

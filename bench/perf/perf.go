@@ -213,13 +213,19 @@ func Run(ctx context.Context, cfg *Config) (*Results, error) {
 		return nil, err
 	}
 	started := time.Now()
-	res := &Results{Started: started.UTC(), Machine: Machine{GoOS: runtime.GOOS, GoArch: runtime.GOARCH, CPUs: runtime.NumCPU(),
-		LoadAvg: loadAvg()},
-		Config: map[string]any{"dim": c.Dim, "sizes": c.Sizes, "tenants": c.Tenants, "queries": c.Queries,
+	res := &Results{
+		Started: started.UTC(), Machine: Machine{
+			GoOS: runtime.GOOS, GoArch: runtime.GOARCH, CPUs: runtime.NumCPU(),
+			LoadAvg: loadAvg(),
+		},
+		Config: map[string]any{
+			"dim": c.Dim, "sizes": c.Sizes, "tenants": c.Tenants, "queries": c.Queries,
 			"filtered_queries": c.FilteredQueries, "partial_max": c.PartialMax, "import_size": c.ImportSize,
 			"batch_size": c.BatchSize, "stores": c.Stores, "clients": c.Clients, "load_duration_s": c.LoadDuration.Seconds(),
 			"pool_size": c.PoolSize, "worker": !c.NoWorker, "seed": c.Seed, "k": K,
-			"recall_split_min_docs": c.RecallSplitMinDocs}}
+			"recall_split_min_docs": c.RecallSplitMinDocs,
+		},
+	}
 	if err := describeServer(ctx, c.AdminURL, &res.Machine); err != nil {
 		return nil, err
 	}
@@ -277,8 +283,10 @@ func describeServer(ctx context.Context, admin string, m *Machine) error {
 	}
 	_ = conn.QueryRow(ctx, "SELECT coalesce(default_version, '') FROM pg_available_extensions WHERE name = 'vector'").Scan(&m.Pgvector)
 	m.Settings = map[string]string{}
-	for _, s := range []string{"shared_buffers", "work_mem", "maintenance_work_mem", "max_connections", "fsync",
-		"synchronous_commit", "shared_preload_libraries", "max_parallel_maintenance_workers"} {
+	for _, s := range []string{
+		"shared_buffers", "work_mem", "maintenance_work_mem", "max_connections", "fsync",
+		"synchronous_commit", "shared_preload_libraries", "max_parallel_maintenance_workers",
+	} {
 		var v string
 		if err := conn.QueryRow(ctx, "SELECT current_setting($1)", s).Scan(&v); err == nil {
 			m.Settings[s] = v

@@ -195,10 +195,12 @@ func benchWrites(ctx context.Context, c *Config) (*WriteFigure, error) {
 
 // copyColumns are the columns coordinator.StoreBatch copies (db.MemoryInsertMany); the rest
 // take their defaults in both tables.
-var copyColumns = []string{"tenant_id", "context", "layer", "kind", "content", "session_id", "external_id", "subject",
+var copyColumns = []string{
+	"tenant_id", "context", "layer", "kind", "content", "session_id", "external_id", "subject",
 	"attribute", "occurred_at", "created_at", "updated_at", "last_accessed_at", "source_ids", "metadata", "valence",
 	"arousal", "significance", "importance", "priority", "stability", "fade_at", "ai_generated", "terms", "term_count",
-	"event_from", "event_to", "valid_from", "embedding", "embedding_model"}
+	"event_from", "event_to", "valid_from", "embedding", "embedding_model",
+}
 
 // plainColumns returns copyColumns after registering zb's enum types on conn, for binary COPY.
 func plainColumns(ctx context.Context, conn *pgx.Conn) ([]string, error) {

@@ -87,8 +87,10 @@ func TestConcurrentRecallReconsolidationSleep(t *testing.T) {
 	defer cancel()
 	var seed []int64
 	for i := range 40 {
-		r, err := co.Store(ctx, coordinator.StoreInput{TenantID: ten,
-			Content: fmt.Sprintf("%s told %s about the %s project in %s (note %d)", wlName(i), wlName(i+3), wlWordA(i), wlPlace(i), i)})
+		r, err := co.Store(ctx, coordinator.StoreInput{
+			TenantID: ten,
+			Content:  fmt.Sprintf("%s told %s about the %s project in %s (note %d)", wlName(i), wlName(i+3), wlWordA(i), wlPlace(i), i),
+		})
 		require.NoError(t, err)
 		seed = append(seed, r.ID)
 	}
@@ -125,8 +127,10 @@ func TestConcurrentRecallReconsolidationSleep(t *testing.T) {
 	wg.Go(func() {
 		for i := range rounds {
 			// A related newer statement about a recalled (labile) memory: derive reconsolidates it.
-			r, err := co.Store(ctx, coordinator.StoreInput{TenantID: ten,
-				Content: fmt.Sprintf("%s told %s about the %s project in %s, and more (update %d)", wlName(i), wlName(i+3), wlWordA(i), wlPlace(i), i)})
+			r, err := co.Store(ctx, coordinator.StoreInput{
+				TenantID: ten,
+				Content:  fmt.Sprintf("%s told %s about the %s project in %s, and more (update %d)", wlName(i), wlName(i+3), wlWordA(i), wlPlace(i), i),
+			})
 			if err != nil {
 				fail(fmt.Errorf("store: %w", err))
 				return

@@ -32,8 +32,12 @@ func classify(err error) string {
 	for _, s := range []struct {
 		err  error
 		name string
-	}{{coordinator.ErrUnavailable, "ErrUnavailable"}, {coordinator.ErrTimeout, "ErrTimeout"},
-		{coordinator.ErrDuplicate, "ErrDuplicate"}, {coordinator.ErrConflict, "ErrConflict"}} {
+	}{
+		{coordinator.ErrUnavailable, "ErrUnavailable"},
+		{coordinator.ErrTimeout, "ErrTimeout"},
+		{coordinator.ErrDuplicate, "ErrDuplicate"},
+		{coordinator.ErrConflict, "ErrConflict"},
+	} {
 		if errors.Is(err, s.err) {
 			return s.name
 		}
@@ -244,8 +248,10 @@ func newOwnServer(t *testing.T) *ownServer {
 	dir, err := os.MkdirTemp("", "zbrel-pg-")
 	require.NoError(t, err)
 	require.NoError(t, os.Chmod(dir, 0o755))
-	cl, err := pgcluster.New(&pgcluster.Config{Dir: dir, AnyPort: true, Ephemeral: true, Database: "postgres",
-		BinDir: os.Getenv("ZB_PG_BINDIR"), Settings: map[string]string{"max_connections": "100", "log_min_messages": "fatal"}})
+	cl, err := pgcluster.New(&pgcluster.Config{
+		Dir: dir, AnyPort: true, Ephemeral: true, Database: "postgres",
+		BinDir: os.Getenv("ZB_PG_BINDIR"), Settings: map[string]string{"max_connections": "100", "log_min_messages": "fatal"},
+	})
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -317,13 +323,15 @@ func TestFaultRestartUnderLoad(t *testing.T) {
 		mu                                  sync.Mutex
 		kinds                               = map[string]int{}
 	)
-	opts := &coordinator.RetryOpts{MaxAttempts: 400, InitialBackoff: 10 * time.Millisecond, MaxBackoff: 200 * time.Millisecond,
+	opts := &coordinator.RetryOpts{
+		MaxAttempts: 400, InitialBackoff: 10 * time.Millisecond, MaxBackoff: 200 * time.Millisecond,
 		OnRetry: func(_ int, err error, _ time.Duration) {
 			retries.Add(1)
 			mu.Lock()
 			kinds[classify(err)]++
 			mu.Unlock()
-		}}
+		},
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -331,8 +339,10 @@ func TestFaultRestartUnderLoad(t *testing.T) {
 	for c := range clients {
 		wg.Go(func() {
 			for j := range perClient {
-				in := coordinator.StoreInput{TenantID: fmt.Sprintf("load%d", c%2), ExternalID: fmt.Sprintf("c%d-%d", c, j),
-					Content: fmt.Sprintf("client %d note %d: %s met %s in %s", c, j, wlName(c+j), wlName(c+2*j+1), wlPlace(j))}
+				in := coordinator.StoreInput{
+					TenantID: fmt.Sprintf("load%d", c%2), ExternalID: fmt.Sprintf("c%d-%d", c, j),
+					Content: fmt.Sprintf("client %d note %d: %s met %s in %s", c, j, wlName(c+j), wlName(c+2*j+1), wlPlace(j)),
+				}
 				_, err := coordinator.Retry(ctx, opts, func(ctx context.Context) (*coordinator.StoreResult, error) {
 					return co.Store(ctx, in)
 				})

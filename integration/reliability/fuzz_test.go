@@ -78,8 +78,10 @@ func FuzzStore(f *testing.F) {
 	pool, co := fuzzDB(f)
 	const ten = "fz"
 	f.Fuzz(func(t *testing.T, content, layer, kind, cx, label, ext string, occurred int64, importance float64) {
-		in := coordinator.StoreInput{TenantID: ten, Content: content, Layer: coordinator.Layer(layer), Kind: kind,
-			Context: cx, CoreLabel: label, ExternalID: ext, Importance: importance}
+		in := coordinator.StoreInput{
+			TenantID: ten, Content: content, Layer: coordinator.Layer(layer), Kind: kind,
+			Context: cx, CoreLabel: label, ExternalID: ext, Importance: importance,
+		}
 		if occurred != 0 {
 			at := time.Unix(occurred%(400_000*365*86400), 0).UTC()
 			in.OccurredAt = &at
@@ -128,8 +130,10 @@ func FuzzRecall(f *testing.F) {
 	_, co := fuzzDB(f)
 	const ten = "fr"
 	ctx := context.Background()
-	for _, c := range []string{"Alice's favourite colour is green", "Yesterday Bob and Alice went to the lake",
-		"How to deploy: build the image, then push it", "🧠 Grace's bee notes 🐝", "ليلى تعيش في القاهرة"} {
+	for _, c := range []string{
+		"Alice's favourite colour is green", "Yesterday Bob and Alice went to the lake",
+		"How to deploy: build the image, then push it", "🧠 Grace's bee notes 🐝", "ليلى تعيش في القاهرة",
+	} {
 		_, err := co.Store(ctx, coordinator.StoreInput{TenantID: ten, Content: c})
 		require.NoError(f, err)
 	}

@@ -101,23 +101,31 @@ func populate(t *testing.T, co *coordinator.Coordinator, clk *fixedClock) {
 	sess, err := co.StartSession(ctx, "acme", "work")
 	require.NoError(t, err)
 	for i := range 9 {
-		store(coordinator.StoreInput{TenantID: "acme", Layer: coordinator.LayerWorking, SessionID: &sess, Context: "work",
-			Content: fmt.Sprintf("Focus %d: review the telescope mirror alignment with Erin", i)})
+		store(coordinator.StoreInput{
+			TenantID: "acme", Layer: coordinator.LayerWorking, SessionID: &sess, Context: "work",
+			Content: fmt.Sprintf("Focus %d: review the telescope mirror alignment with Erin", i),
+		})
 	}
 	chat, err := co.StartSession(ctx, "acme", "work")
 	require.NoError(t, err)
-	for i, c := range []string{"Frank asked about the budget for the Oslo trip", "I told Frank the budget is 4000 euros",
-		"Frank said he will book the train to Oslo"} {
-		store(coordinator.StoreInput{TenantID: "acme", SessionID: &chat, Context: "work", Content: c,
-			Metadata: map[string]any{"speaker": []string{"Frank", "Sam", "Frank"}[i]}})
+	for i, c := range []string{
+		"Frank asked about the budget for the Oslo trip", "I told Frank the budget is 4000 euros",
+		"Frank said he will book the train to Oslo",
+	} {
+		store(coordinator.StoreInput{
+			TenantID: "acme", SessionID: &chat, Context: "work", Content: c,
+			Metadata: map[string]any{"speaker": []string{"Frank", "Sam", "Frank"}[i]},
+		})
 	}
 	_, err = co.EndSession(ctx, "acme", chat)
 	require.NoError(t, err)
 
 	items := make([]coordinator.StoreInput, 20)
 	for i := range items {
-		items[i] = coordinator.StoreInput{TenantID: "globex", ExternalID: fmt.Sprintf("gx-%02d", i),
-			Content: fmt.Sprintf("Supplier %d ships %s from %s", i, rlWords[i%len(rlWords)], rlPlaces[i%len(rlPlaces)])}
+		items[i] = coordinator.StoreInput{
+			TenantID: "globex", ExternalID: fmt.Sprintf("gx-%02d", i),
+			Content: fmt.Sprintf("Supplier %d ships %s from %s", i, rlWords[i%len(rlWords)], rlPlaces[i%len(rlPlaces)]),
+		}
 	}
 	items[7].Content = "Supplier 7 ships copper wire from Lisbon"
 	_, err = co.StoreBatch(ctx, items)

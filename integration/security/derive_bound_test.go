@@ -20,8 +20,10 @@ func TestDeriveReadsAreBound(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	ctx := ctxT(t)
-	for _, s := range []string{"Ada Lovelace wrote the first program.", "Grace Hopper built a compiler in Arlington.",
-		"Alan Turing worked at Bletchley Park."} {
+	for _, s := range []string{
+		"Ada Lovelace wrote the first program.", "Grace Hopper built a compiler in Arlington.",
+		"Alan Turing worked at Bletchley Park.",
+	} {
 		_, err := e.co.Store(ctx, coordinator.StoreInput{TenantID: tenantA, Content: s})
 		require.NoError(t, err)
 		_, err = e.co.Store(ctx, coordinator.StoreInput{TenantID: tenantB, Content: s})

@@ -30,8 +30,10 @@ func TestEraseLeavesNothing(t *testing.T) {
 	// The marker reached the memories, their index terms and tsvector, the entity graph, the
 	// reconsolidation snapshot, the debate, the audit trail, the approval queue and recall's
 	// postings (0018).
-	for _, col := range []string{"zb.memory.content", "zb.memory.content_tsv", "zb.memory.terms", "zb.memory_posting.term", "zb.entity.name",
-		"zb.reconsolidation_event.new_content", "zb.debate.positions", "zb.audit_event.detail", "zb.approval_request.payload"} {
+	for _, col := range []string{
+		"zb.memory.content", "zb.memory.content_tsv", "zb.memory.terms", "zb.memory_posting.term", "zb.entity.name",
+		"zb.reconsolidation_event.new_content", "zb.debate.positions", "zb.audit_event.detail", "zb.approval_request.payload",
+	} {
 		require.Positive(t, before[col], "the marker should have reached %s before the erase (hits: %v)", col, before)
 	}
 	var reconBefore string

@@ -47,10 +47,12 @@ func TestAuditTrail(t *testing.T) {
 	_, err = co.Decide(ctx, pending.ID, true, "reviewer-2", "")
 	require.NoError(t, err)
 
-	for _, action := range []string{"memory.store", "memory.recall", "memory.update", "memory.reconsolidate",
+	for _, action := range []string{
+		"memory.store", "memory.recall", "memory.update", "memory.reconsolidate",
 		"memory.reconsolidate_rollback", "memory.erase", "context.erase", "tenant.export", "algorithm.switch",
 		"approval.request", "approval.approve", "approval.deny", "approval.execute", "consent.grant", "consent.revoke",
-		"governance.update", "retention.update", "memory.feedback", "session.consolidate", "memory.sleep"} {
+		"governance.update", "retention.update", "memory.feedback", "session.consolidate", "memory.sleep",
+	} {
 		require.Positive(t, queryInt(t, e.super, `SELECT count(*) FROM zb.audit_event WHERE tenant_id = $1 AND action = $2
 			AND length(actor) > 0 AND at > '2000-01-01'`, tenant, action), "no audit event %s", action)
 	}
@@ -202,7 +204,8 @@ func TestApprovalQueue(t *testing.T) {
 	core, err := co.Store(ctx, coordinator.StoreInput{TenantID: tenant, Content: "The vault code is 1111.", CoreLabel: "vault"})
 	require.NoError(t, err)
 	require.NoError(t, co.SetGovernance(ctx, tenant, coordinator.GovernanceSettings{
-		ApprovalRequired: []string{coordinator.OpTenantErase, coordinator.OpCoreOverwrite, coordinator.OpAlgorithmSwitch}}))
+		ApprovalRequired: []string{coordinator.OpTenantErase, coordinator.OpCoreOverwrite, coordinator.OpAlgorithmSwitch},
+	}))
 	coreValue := func() string {
 		var s string
 		require.NoError(t, e.super.QueryRow(ctx, "SELECT content FROM zb.memory WHERE id = $1", core.ID).Scan(&s))

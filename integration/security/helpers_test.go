@@ -124,7 +124,8 @@ func ctxT(t *testing.T) context.Context {
 
 func queryInt(t *testing.T, q interface {
 	QueryRow(context.Context, string, ...any) pgx.Row
-}, sql string, args ...any) int64 {
+}, sql string, args ...any,
+) int64 {
 	t.Helper()
 	var n int64
 	require.NoError(t, q.QueryRow(ctxT(t), sql, args...).Scan(&n), sql)

@@ -53,8 +53,10 @@ func TestRecallCandidatePaths(t *testing.T) {
 		items := make([]coordinator.StoreInput, 0, n)
 		layers := []coordinator.Layer{coordinator.LayerSemantic, coordinator.LayerEpisodic, coordinator.LayerProcedural}
 		for i := from; i < from+n; i++ {
-			items = append(items, coordinator.StoreInput{TenantID: tenant, Layer: layers[i%3],
-				Content: fmt.Sprintf("%s %s the %s %s in %s", pName(i), pVerb(i/11), pAdj(i/(11*13)), pObj(i/(11*13*7)), pPlace(i))})
+			items = append(items, coordinator.StoreInput{
+				TenantID: tenant, Layer: layers[i%3],
+				Content: fmt.Sprintf("%s %s the %s %s in %s", pName(i), pVerb(i/11), pAdj(i/(11*13)), pObj(i/(11*13*7)), pPlace(i)),
+			})
 		}
 		got, err := e.co.StoreBatch(ctx, items)
 		require.NoError(t, err)
@@ -141,8 +143,10 @@ func TestRecallCandidatePaths(t *testing.T) {
 		inTenant(t, app, tenant, func(tx pgx.Tx) { out = call(tx, "zb.recall_candidates_model", tenant, q) })
 		return out
 	}
-	queries := []string{"what did Greta repair in Lyon?", "who painted the blue kettle", "Ines borrowed an old lamp",
-		"where was the small bicycle sold", "Hiro cleaned the green window in Turku"}
+	queries := []string{
+		"what did Greta repair in Lyon?", "who painted the blue kettle", "Ines borrowed an old lamp",
+		"where was the small bicycle sold", "Hiro cleaned the green window in Turku",
+	}
 	check := func(tenant, phase string, minDocs, maxDocs int64, exact, lexApprox bool) {
 		hit, total := 0, 0
 		for _, q := range queries {
@@ -262,8 +266,10 @@ func pName(i int) string {
 }
 
 func pVerb(i int) string {
-	return []string{"repaired", "painted", "borrowed", "sold", "cleaned", "lost", "found", "bought", "moved", "hid",
-		"gave away", "measured", "photographed"}[i%13]
+	return []string{
+		"repaired", "painted", "borrowed", "sold", "cleaned", "lost", "found", "bought", "moved", "hid",
+		"gave away", "measured", "photographed",
+	}[i%13]
 }
 
 func pAdj(i int) string {

@@ -22,8 +22,10 @@ func TestRecallSplitAsApp(t *testing.T) {
 		items := make([]coordinator.StoreInput, 0, 1100)
 		layers := []coordinator.Layer{coordinator.LayerSemantic, coordinator.LayerEpisodic, coordinator.LayerProcedural}
 		for i := range 1100 {
-			items = append(items, coordinator.StoreInput{TenantID: tn, Layer: layers[i%3],
-				Content: fmt.Sprintf("%s %s the %s %s in %s", pName(i), pVerb(i/11), pAdj(i/(11*13)), pObj(i/(11*13*7)), pPlace(i))})
+			items = append(items, coordinator.StoreInput{
+				TenantID: tn, Layer: layers[i%3],
+				Content: fmt.Sprintf("%s %s the %s %s in %s", pName(i), pVerb(i/11), pAdj(i/(11*13)), pObj(i/(11*13*7)), pPlace(i)),
+			})
 		}
 		_, err := e.co.StoreBatch(ctx, items)
 		require.NoError(t, err)

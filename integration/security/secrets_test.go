@@ -73,8 +73,10 @@ func TestSecretsStayOut(t *testing.T) {
 	require.NoError(t, err)
 	_, err = deferred.EnqueueLifecycle(ctx, coordinator.TaskSleep, []string{"s"})
 	require.NoError(t, err)
-	allowed := []string{"tenant_id", "memory_ids", "pending", "needs_embedding", "recheck_supersede", "session_id", "limit",
-		"trigger", "seed", "task", "model", "batch", "after_id"}
+	allowed := []string{
+		"tenant_id", "memory_ids", "pending", "needs_embedding", "recheck_supersede", "session_id", "limit",
+		"trigger", "seed", "task", "model", "batch", "after_id",
+	}
 	rows, err := e.super.Query(ctx, "SELECT args FROM river.river_job")
 	require.NoError(t, err)
 	n := 0

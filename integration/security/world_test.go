@@ -48,8 +48,10 @@ func populate(t *testing.T, e *env, tenant, marker string) *world {
 	}
 
 	// Governance records.
-	_, err := co.GrantConsent(ctx, tenant, coordinator.Consent{Subject: "user", Purpose: coordinator.ConsentPurposeMemory,
-		Evidence: "ticked the box"})
+	_, err := co.GrantConsent(ctx, tenant, coordinator.Consent{
+		Subject: "user", Purpose: coordinator.ConsentPurposeMemory,
+		Evidence: "ticked the box",
+	})
 	require.NoError(t, err)
 	require.NoError(t, co.SetRetention(ctx, tenant, "archive", 3650*24*time.Hour))
 	_, err = e.super.Exec(ctx, `INSERT INTO zb.context_policy (tenant_id, reader_context, source_context, allowed, updated_at)

@@ -116,13 +116,17 @@ func New(cfg *Config) (*System, error) {
 	}
 	c.Name = cmp.Or(c.Name, def)
 	clk := &clock{t: time.Unix(0, 0).UTC()}
-	co, err := coordinator.New(&coordinator.Config{Pool: c.Pool, Embedder: c.Embedder, Clock: clk,
-		Ranking: c.Ranking, CandidatesPerLayer: c.CandidatesPerLayer, Actor: "bench-locomo"})
+	co, err := coordinator.New(&coordinator.Config{
+		Pool: c.Pool, Embedder: c.Embedder, Clock: clk,
+		Ranking: c.Ranking, CandidatesPerLayer: c.CandidatesPerLayer, Actor: "bench-locomo",
+	})
 	if err != nil {
 		return nil, fmt.Errorf("error creating the coordinator: %w", err)
 	}
-	return &System{name: c.Name, cfg: c, pool: c.Pool, coord: co, clock: clk, emb: c.Embedder,
-		ingested: map[string]int{}}, nil
+	return &System{
+		name: c.Name, cfg: c, pool: c.Pool, coord: co, clock: clk, emb: c.Embedder,
+		ingested: map[string]int{},
+	}, nil
 }
 
 // Name returns the system's name.
@@ -189,8 +193,10 @@ func (s *System) Ingest(ctx context.Context, tenant string, msgs []locomo.Messag
 		if m.Speaker != "" {
 			md[coordinator.MetadataSpeaker] = m.Speaker
 		}
-		items[i] = coordinator.StoreInput{TenantID: t, Content: m.Text, SessionID: &sid, OccurredAt: &at,
-			ExternalID: m.DiaID, Metadata: md}
+		items[i] = coordinator.StoreInput{
+			TenantID: t, Content: m.Text, SessionID: &sid, OccurredAt: &at,
+			ExternalID: m.DiaID, Metadata: md,
+		}
 		if at.After(last) {
 			last = at
 		}

@@ -144,11 +144,15 @@ func TestDerivedMemoryCarriesUnionOfSources(t *testing.T) {
 	require.NoError(t, rows.Err())
 	require.Len(t, ids, 2)
 	// A derived fact (no external id) made from the two turns, and one derived from it.
-	r1, err := s.Coordinator().Store(ctx, coordinator.StoreInput{TenantID: s.Tenant(p.Tenant), Layer: coordinator.LayerSemantic,
-		Content: "Bruno owns a beagle called Pixel, adopted from a shelter", SourceIDs: ids, AIGenerated: true})
+	r1, err := s.Coordinator().Store(ctx, coordinator.StoreInput{
+		TenantID: s.Tenant(p.Tenant), Layer: coordinator.LayerSemantic,
+		Content: "Bruno owns a beagle called Pixel, adopted from a shelter", SourceIDs: ids, AIGenerated: true,
+	})
 	require.NoError(t, err)
-	_, err = s.Coordinator().Store(ctx, coordinator.StoreInput{TenantID: s.Tenant(p.Tenant), Layer: coordinator.LayerSemantic,
-		Content: "Bruno is a dog owner: beagle Pixel from the shelter", SourceIDs: []int64{r1.ID}, AIGenerated: true})
+	_, err = s.Coordinator().Store(ctx, coordinator.StoreInput{
+		TenantID: s.Tenant(p.Tenant), Layer: coordinator.LayerSemantic,
+		Content: "Bruno is a dog owner: beagle Pixel from the shelter", SourceIDs: []int64{r1.ID}, AIGenerated: true,
+	})
 	require.NoError(t, err)
 	hits, err := s.Search(ctx, p.Tenant, "Which beagle from the shelter does Bruno own?", p.Now, 10)
 	require.NoError(t, err)

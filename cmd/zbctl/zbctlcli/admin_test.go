@@ -200,8 +200,10 @@ func TestJobsReviewReconHealthCLI(t *testing.T) {
 	fails(t, env, "nothing changed", "reconsolidation", "rollback", "9999")
 
 	out = ok(t, env, "health")
-	for _, s := range []string{"spectral (knowledge graph connectivity)", "λ₂ now", "no sleep runs yet", "metacognition (last 30 days): 0 events",
-		"knowledge gaps (curiosity): 1 topics", "TOPIC  ", "PROGRESS", "ACTION"} {
+	for _, s := range []string{
+		"spectral (knowledge graph connectivity)", "λ₂ now", "no sleep runs yet", "metacognition (last 30 days): 0 events",
+		"knowledge gaps (curiosity): 1 topics", "TOPIC  ", "PROGRESS", "ACTION",
+	} {
 		require.Contains(t, out, s)
 	}
 	var h coordinator.HealthReport
@@ -258,8 +260,10 @@ func TestReembedCLI(t *testing.T) {
 	env := map[string]string{"ZB_DATABASE_URL": u, "ZB_TENANT": "re"}
 	seedCLI(t, env)
 	srv := fakeOllama(t)
-	newEnv := map[string]string{"ZB_DATABASE_URL": u, "ZB_TENANT": "re", "ZB_EMBEDDER": "ollama", "ZB_EMBED_MODEL": "nomic",
-		"ZB_EMBED_URL": srv.URL}
+	newEnv := map[string]string{
+		"ZB_DATABASE_URL": u, "ZB_TENANT": "re", "ZB_EMBEDDER": "ollama", "ZB_EMBED_MODEL": "nomic",
+		"ZB_EMBED_URL": srv.URL,
+	}
 
 	require.Contains(t, ok(t, env, "reembed", "--status"), "no active embedding model recorded")
 	fails(t, env, "--model NAME is required", "reembed")
@@ -297,8 +301,10 @@ func TestReembedCLI(t *testing.T) {
 	require.NoError(t, err)
 	co, err := coordinator.New(&coordinator.Config{Pool: pool, Embedder: emb})
 	require.NoError(t, err)
-	w, err := worker.New(&worker.Config{Pool: pool, Coordinator: co, ID: "w-reembed", DecayInterval: -1, ReviewInterval: -1,
-		SleepInterval: -1, SweepInterval: -1, IdleInterval: -1, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	w, err := worker.New(&worker.Config{
+		Pool: pool, Coordinator: co, ID: "w-reembed", DecayInterval: -1, ReviewInterval: -1,
+		SleepInterval: -1, SweepInterval: -1, IdleInterval: -1, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
 	require.NoError(t, err)
 	require.NoError(t, w.Start(ctx))
 	dctx, cancel := context.WithTimeout(ctx, time.Minute)

@@ -145,8 +145,10 @@ func (a *app) benchLocomo(ctx context.Context, args []string, mode locomo.Mode, 
 	if !a.json {
 		progress = a.stderr
 	}
-	rep, err := locomo.Run(ctx, ds, syss, locomo.Options{Mode: mode, K: k, Progress: progress,
-		PlainProgress: !isTerminal(a.stderr)})
+	rep, err := locomo.Run(ctx, ds, syss, locomo.Options{
+		Mode: mode, K: k, Progress: progress,
+		PlainProgress: !isTerminal(a.stderr),
+	})
 	if err != nil {
 		return err
 	}
@@ -158,8 +160,10 @@ func (a *app) benchLocomo(ctx context.Context, args []string, mode locomo.Mode, 
 		for _, r := range rep.Results {
 			all, _ := r.Group(locomo.GroupAll)
 			c14, _ := r.Group(locomo.Group1to4)
-			sum.Results = append(sum.Results, benchSummaryEntry{Mode: r.Mode, System: r.System, All: all, Cat1to4: c14,
-				Queries: r.Queries, SearchMs: r.SearchMeanMillis})
+			sum.Results = append(sum.Results, benchSummaryEntry{
+				Mode: r.Mode, System: r.System, All: all, Cat1to4: c14,
+				Queries: r.Queries, SearchMs: r.SearchMeanMillis,
+			})
 		}
 		return a.printJSON(sum)
 	}
@@ -211,8 +215,10 @@ func (a *app) benchPool(ctx context.Context, embedded bool) (*pgxpool.Pool, func
 		if err := os.Chmod(dir, 0o755); err != nil {
 			return nil, nil, err
 		}
-		cl, err := pgcluster.New(&pgcluster.Config{Dir: filepath.Join(dir, "pg"), AnyPort: true, Ephemeral: true,
-			BinDir: a.env.PgBinDir, RunAsUser: a.env.PgUser})
+		cl, err := pgcluster.New(&pgcluster.Config{
+			Dir: filepath.Join(dir, "pg"), AnyPort: true, Ephemeral: true,
+			BinDir: a.env.PgBinDir, RunAsUser: a.env.PgUser,
+		})
 		if err != nil {
 			_ = os.RemoveAll(dir)
 			return nil, nil, err

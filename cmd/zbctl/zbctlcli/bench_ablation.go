@@ -151,9 +151,11 @@ func (a *app) benchDatabase(ctx context.Context, f *benchEvalFlags) (*ablation.D
 			_ = os.RemoveAll(dir)
 			return nil, nil, err
 		}
-		cl, err := pgcluster.New(&pgcluster.Config{Dir: filepath.Join(dir, "pg"), AnyPort: true, Ephemeral: true,
+		cl, err := pgcluster.New(&pgcluster.Config{
+			Dir: filepath.Join(dir, "pg"), AnyPort: true, Ephemeral: true,
 			BinDir: a.env.PgBinDir, RunAsUser: a.env.PgUser, Database: "postgres",
-			Settings: map[string]string{"max_connections": "100", "log_min_messages": "fatal"}})
+			Settings: map[string]string{"max_connections": "100", "log_min_messages": "fatal"},
+		})
 		if err != nil {
 			_ = os.RemoveAll(dir)
 			return nil, nil, err
@@ -238,9 +240,11 @@ func (a *app) benchAblation(ctx context.Context, f *benchEvalFlags, workloads, a
 		defer done()
 		env = d.Env
 	}
-	res, err := ablation.RunSuite(ctx, &ablation.SuiteConfig{Env: env, Workloads: wls, Seeds: seeds, Arms: armList,
+	res, err := ablation.RunSuite(ctx, &ablation.SuiteConfig{
+		Env: env, Workloads: wls, Seeds: seeds, Arms: armList,
 		Parallel: f.parallel, QueriesPerDay: qpd, EvalQueries: evalQ, Progress: a.stderr,
-		PlainProgress: f.plain || !isTerminal(a.stderr), RunLog: runLog, ReportOnly: reportOnly, SkipIdenticalAfter: skipAfter})
+		PlainProgress: f.plain || !isTerminal(a.stderr), RunLog: runLog, ReportOnly: reportOnly, SkipIdenticalAfter: skipAfter,
+	})
 	if err != nil {
 		return err
 	}
@@ -248,8 +252,10 @@ func (a *app) benchAblation(ctx context.Context, f *benchEvalFlags, workloads, a
 		return err
 	}
 	if a.json {
-		return a.printJSON(map[string]any{"out": f.out, "seconds": res.Seconds, "runs": len(res.Runs), "mechanisms": res.Mechanisms,
-			"no_measurable_effect": res.NoEffect()})
+		return a.printJSON(map[string]any{
+			"out": f.out, "seconds": res.Seconds, "runs": len(res.Runs), "mechanisms": res.Mechanisms,
+			"no_measurable_effect": res.NoEffect(),
+		})
 	}
 	fmt.Fprintf(a.stdout, "%-24s %-12s %9s %9s %5s\n", "mechanism", "workload", "ΔQ", "p", "effect")
 	for _, m := range res.Mechanisms {
@@ -301,9 +307,11 @@ func (a *app) benchExperiments(ctx context.Context, f *benchEvalFlags, only, loc
 			return nil
 		}
 	}
-	res, err := experiments.Run(ctx, &experiments.Config{Env: d.Env, Seeds: seeds, Parallel: f.parallel, Only: names,
+	res, err := experiments.Run(ctx, &experiments.Config{
+		Env: d.Env, Seeds: seeds, Parallel: f.parallel, Only: names,
 		LoCoMoFile: locomoFile, Progress: a.stderr, PlainProgress: f.plain || !isTerminal(a.stderr),
-		Checkpoint: func(r *experiments.Results) error { return r.Write(f.out) }})
+		Checkpoint: func(r *experiments.Results) error { return r.Write(f.out) },
+	})
 	if err != nil {
 		return err
 	}

@@ -84,8 +84,10 @@ func TestHelpGolden(t *testing.T) {
 
 func TestCompletionScripts(t *testing.T) {
 	t.Parallel()
-	for shell, marker := range map[string]string{"bash": "__start_zbctl", "zsh": "#compdef zbctl", "fish": "complete -c zbctl",
-		"powershell": "Register-ArgumentCompleter"} {
+	for shell, marker := range map[string]string{
+		"bash": "__start_zbctl", "zsh": "#compdef zbctl", "fish": "complete -c zbctl",
+		"powershell": "Register-ArgumentCompleter",
+	} {
 		r := run(t, map[string]string{}, "completion", shell)
 		require.Zero(t, r.code, r.stderr)
 		require.Contains(t, r.stdout, marker, shell)

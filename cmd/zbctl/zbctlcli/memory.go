@@ -91,8 +91,10 @@ for the worker.`,
 			}
 			text = strings.TrimRight(string(b), "\n")
 		}
-		in := coordinator.StoreInput{TenantID: *tenant, Content: text, Layer: coordinator.Layer(layer), Kind: kind,
-			Context: ctxName, CoreLabel: label, ExternalID: external}
+		in := coordinator.StoreInput{
+			TenantID: *tenant, Content: text, Layer: coordinator.Layer(layer), Kind: kind,
+			Context: ctxName, CoreLabel: label, ExternalID: external,
+		}
 		if session != "" {
 			id, err := uuid.Parse(session)
 			if err != nil {

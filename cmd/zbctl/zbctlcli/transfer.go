@@ -55,13 +55,15 @@ interrupted export leaves no partial file. Writing to stdout, the summary goes t
 			w = f
 		}
 		bar := a.newProgress(1, "export", false)
-		rep, err := co.Export(cmd.Context(), *tenant, w, &coordinator.ExportOpts{Embeddings: emb,
+		rep, err := co.Export(cmd.Context(), *tenant, w, &coordinator.ExportOpts{
+			Embeddings: emb,
 			Progress: func(done, total int64) {
 				if bar.bar == nil && total > 0 {
 					bar = a.newProgress(total, "export", false)
 				}
 				bar.set(done)
-			}})
+			},
+		})
 		if err != nil {
 			if errors.Is(err, coordinator.ErrNotFound) {
 				return fmt.Errorf("tenant %s does not exist (see 'zbctl stats --tenant %s'): %w", *tenant, *tenant, err)
@@ -157,7 +159,8 @@ worker embeds the memories again (re-embedding jobs).`,
 		}
 		defer pool.Close()
 		bars := map[string]*progress{}
-		rep, err := co.Import(cmd.Context(), *tenant, in, &coordinator.ImportOpts{DryRun: dry, BatchSize: batch,
+		rep, err := co.Import(cmd.Context(), *tenant, in, &coordinator.ImportOpts{
+			DryRun: dry, BatchSize: batch,
 			Progress: func(phase string, done, total int64) {
 				b := bars[phase]
 				if b == nil {
@@ -165,7 +168,8 @@ worker embeds the memories again (re-embedding jobs).`,
 					bars[phase] = b
 				}
 				b.set(done)
-			}})
+			},
+		})
 		for _, b := range bars {
 			b.finish()
 		}

@@ -146,9 +146,13 @@ func ephemeral(ctx context.Context, sharedBuffers string) (string, func(), error
 		_ = os.RemoveAll(dir)
 		return "", nil, err
 	}
-	cl, err := pgcluster.New(&pgcluster.Config{Dir: filepath.Join(dir, "pg"), AnyPort: true, Ephemeral: true, Database: "postgres",
-		Settings: map[string]string{"max_connections": "100", "log_min_messages": "fatal", "shared_buffers": "'" + sharedBuffers + "'",
-			"shared_preload_libraries": "'pg_stat_statements'"}})
+	cl, err := pgcluster.New(&pgcluster.Config{
+		Dir: filepath.Join(dir, "pg"), AnyPort: true, Ephemeral: true, Database: "postgres",
+		Settings: map[string]string{
+			"max_connections": "100", "log_min_messages": "fatal", "shared_buffers": "'" + sharedBuffers + "'",
+			"shared_preload_libraries": "'pg_stat_statements'",
+		},
+	})
 	if err != nil {
 		_ = os.RemoveAll(dir)
 		return "", nil, err

@@ -86,7 +86,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	cfg := &perf.Config{AdminURL: getenv("ZB_DATABASE_URL"), Dim: *dim, Sizes: sz, Tenants: *tenants, Queries: *queries,
+	cfg := &perf.Config{
+		AdminURL: getenv("ZB_DATABASE_URL"), Dim: *dim, Sizes: sz, Tenants: *tenants, Queries: *queries,
 		FilteredQueries: *filtered, PartialMax: *partialMax, ImportSize: *importSize, BatchSize: *batch, Stores: *stores,
 		Clients: *clients, LoadDuration: *duration, PoolSize: *poolSize, NoWorker: *noWorker, Keep: *keep, MultiOnly: *multiOnly,
 		RecallSplitMinDocs: *split, Seed: *seed, Logger: logger,
@@ -95,7 +96,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 			if err := r.Write(*out); err != nil {
 				logger.Warn("error saving partial results", "error", err)
 			}
-		}}
+		},
+	}
 	if cfg.AdminURL == "" {
 		u, cleanup, err := ephemeral(ctx)
 		if err != nil {
@@ -130,9 +132,13 @@ func ephemeral(ctx context.Context) (string, func(), error) {
 		_ = os.RemoveAll(dir)
 		return "", nil, err
 	}
-	cl, err := pgcluster.New(&pgcluster.Config{Dir: filepath.Join(dir, "pg"), AnyPort: true, Ephemeral: true, Database: "postgres",
-		Settings: map[string]string{"max_connections": "100", "log_min_messages": "fatal", "shared_buffers": "'1GB'",
-			"shared_preload_libraries": "'pg_stat_statements'", "max_parallel_maintenance_workers": "1"}})
+	cl, err := pgcluster.New(&pgcluster.Config{
+		Dir: filepath.Join(dir, "pg"), AnyPort: true, Ephemeral: true, Database: "postgres",
+		Settings: map[string]string{
+			"max_connections": "100", "log_min_messages": "fatal", "shared_buffers": "'1GB'",
+			"shared_preload_libraries": "'pg_stat_statements'", "max_parallel_maintenance_workers": "1",
+		},
+	})
 	if err != nil {
 		_ = os.RemoveAll(dir)
 		return "", nil, err

@@ -27,9 +27,11 @@ func TestRunTiny(t *testing.T) {
 	admin := zbtest.AdminURL(t)
 	dir := t.TempDir()
 	var stdout, stderr bytes.Buffer
-	code := run([]string{"-out", dir, "-sizes", "200", "-tenants", "3", "-queries", "8", "-filtered-queries", "4",
+	code := run([]string{
+		"-out", dir, "-sizes", "200", "-tenants", "3", "-queries", "8", "-filtered-queries", "4",
 		"-partial-max", "-1", "-import", "100", "-batch", "50", "-stores", "10", "-clients", "4", "-pool", "4", "-duration", "1s",
-		"-dim", "32", "-recall-split", "100"},
+		"-dim", "32", "-recall-split", "100",
+	},
 		func(k string) string {
 			if k == "ZB_DATABASE_URL" {
 				return admin
