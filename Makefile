@@ -89,7 +89,7 @@ test/fuzz: ## Run every fuzz target for its execution budget (FUZZTIME=5m or =10
 	done
 
 .PHONY: test
-test: deps vet test/unit test/fuzz verify ## Everything CI runs: deps, vet, tests with -race, fuzzing, verify
+test: deps vet lint test/unit test/fuzz verify ## Everything CI runs: deps, vet, lint, tests with -race, fuzzing, verify
 
 .PHONY: test/race
 test/race: test/unit ## Alias of test/unit
