@@ -12,8 +12,9 @@
 //     (a sequential distance sort), under several settings (iterative scan off, relaxed,
 //     strict; optional partial HNSW indexes per layer) and through recall's own vector scan,
 //     asked for the query's layer and for every layer (recall's default: each layer's top 10
-//     taken from one scan). Target recall@10 ≥ [FilteredRecallTarget] (0.95). The plan's scan
-//     node is reported.
+//     taken from one scan), and derive's nearest-fact search (zb.similar_semantic: the K
+//     semantic memories nearest to a stored one, [NearestFactsSetting]). Target recall@10 ≥
+//     [FilteredRecallTarget] (0.95). The plan's scan node is reported.
 //   - Writes: coordinator.Store p50 with a precomputed embedding (so embedding is excluded)
 //     against a plain single-row INSERT of the same row; coordinator.StoreBatch throughput
 //     against a plain COPY of the same rows into a table with the same indexes (CREATE TABLE
