@@ -2,6 +2,7 @@ package coordinator_test
 
 import (
 	"context"
+	"fmt"
 	"hash/fnv"
 	"math"
 	"sync"
@@ -100,4 +101,17 @@ func ids(rs []coordinator.Result) []int64 {
 		out[i] = r.ID
 	}
 	return out
+}
+
+// factWords are the vocabulary of factText.
+var factWords = []string{
+	"harbour", "lantern", "orchard", "violin", "glacier", "saddle", "pepper", "compass", "meadow",
+	"anchor", "thimble", "quarry", "falcon", "marble", "juniper", "ribbon", "cobalt", "walnut", "ember", "tundra",
+}
+
+// factText is generated fact i: four words of factWords, so that many facts share words and
+// some repeat whole.
+func factText(i int) string {
+	w := factWords
+	return fmt.Sprintf("the %s near the %s keeps a %s and a %s", w[i%20], w[(i/20)%20], w[(i*7+3)%20], w[(i*13+5)%20])
 }

@@ -1,7 +1,6 @@
 package coordinator_test
 
 import (
-	"fmt"
 	"math"
 	"testing"
 
@@ -19,18 +18,11 @@ func TestSimilarSemanticExactAndComplete(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
 	ctx, pool := ctxT(t), b.cfg.Pool
-	words := []string{
-		"harbour", "lantern", "orchard", "violin", "glacier", "saddle", "pepper", "compass", "meadow",
-		"anchor", "thimble", "quarry", "falcon", "marble", "juniper", "ribbon", "cobalt", "walnut", "ember", "tundra",
-	}
-	text := func(i int) string {
-		return fmt.Sprintf("the %s near the %s keeps a %s and a %s", words[i%20], words[(i/20)%20], words[(i*7+3)%20], words[(i*13+5)%20])
-	}
 	store := func(tenant string, from, n int) {
 		t.Helper()
 		var items []coordinator.StoreInput
 		for i := from; i < from+n; i++ {
-			items = append(items, coordinator.StoreInput{TenantID: tenant, Layer: coordinator.LayerSemantic, Kind: "fact", Content: text(i)})
+			items = append(items, coordinator.StoreInput{TenantID: tenant, Layer: coordinator.LayerSemantic, Kind: "fact", Content: factText(i)})
 		}
 		for len(items) > 0 {
 			chunk := items[:min(500, len(items))]
