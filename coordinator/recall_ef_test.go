@@ -63,7 +63,10 @@ func TestRecallEfSearchBySize(t *testing.T) {
 			"zb.recall_vector_scan(text, vector, zb.memory_layer[], integer, timestamptz, timestamptz, timestamptz, timestamptz, text[], boolean, text)",
 			[]string{"jit=off", "hnsw.iterative_scan=relaxed_order", "hnsw.ef_search=100", "search_path=pg_catalog, "},
 		},
-		{"zb.similar_semantic(text, bigint[], integer)", []string{"jit=off", "hnsw.iterative_scan=relaxed_order", "hnsw.ef_search=100"}},
+		{
+			"zb.similar_semantic(text, bigint[], integer)",
+			[]string{"jit=off", "hnsw.iterative_scan=relaxed_order", "hnsw.ef_search=100", "enable_seqscan=on", "enable_bitmapscan=on"},
+		},
 	} {
 		var src string
 		var cfg []string
