@@ -125,7 +125,7 @@ func TestSimilarSemanticSmallShareOfGraph(t *testing.T) {
 		}
 	}
 	// 8 000 facts of another tenant; 1 100 memories of this one, 60 of them facts: 60 of the
-	// graph's 9 100 nodes (0.7 %). 0029's function misses 2–6 of the 300 nearest here (five
+	// graph's 9 100 nodes (0.7 %). 0029's function misses 1–7 of the 300 nearest here (eleven
 	// runs), 0.29 of them in the perf benchmark's 1M layout of 100 tenants.
 	store("crowd", coordinator.LayerSemantic, 0, 8000)
 	store("few", coordinator.LayerSemantic, 9000, 60)

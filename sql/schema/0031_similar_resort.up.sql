@@ -27,7 +27,8 @@
 -- databases (40 stored facts as queries, derive's k = 8, warm, alternated twice):
 --
 --   1M in 100 tenants      recall@8 0.684 → 1.000; 70–78 → 61–79 ms a query
---   one tenant of 10 000   1.000 → 1.000; 50 → 9.8 ms (k = 10: 5.9–7.5 → 9.6–10.0 ms)
+--   one tenant of 10 000   1.000 → 0.998 (the benchmark, k = 10); 50 → 9.8 ms
+--                          (k = 10: 5.9–7.5 → 9.6–10.0 ms)
 --   one tenant of 100 000  0.978 → 0.978 (k = 10, ranking alone); 12.7 → 13.5 ms
 --
 -- (4·k rows gave 0.975 at 1M in 100 tenants, 2·k 0.75.) The exact branch (tenants up to 1 000
