@@ -322,7 +322,7 @@ func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 	for _, s := range settings {
 		if s.partial {
 			for _, l := range searchLayers {
-				def := strings.Replace(indexDef, "memory_embedding_hnsw_idx", "memory_embedding_hnsw_"+string(l)+"_idx", 1) +
+				def := strings.Replace(indexDef, "memory_embedding_hnsw_idx", partialIndex(l), 1) +
 					" WHERE layer = '" + string(l) + "' AND status = 'active'"
 				if err := buildIndex(ctx, bdb.pool, def, n); err != nil {
 					return nil, err
@@ -378,7 +378,7 @@ func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 			// The schema has no partial indexes: later settings (derive's nearest facts) must
 			// not find them.
 			for _, l := range searchLayers {
-				if _, err := bdb.pool.Exec(ctx, `DROP INDEX zb.memory_embedding_hnsw_`+string(l)+`_idx`); err != nil {
+				if _, err := bdb.pool.Exec(ctx, "DROP INDEX zb."+partialIndex(l)); err != nil {
 					return nil, err
 				}
 			}
@@ -395,6 +395,9 @@ func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 	}
 	return append(out, f), nil
 }
+
+// partialIndex names the partial HNSW index of one layer that the filtered benchmark builds.
+func partialIndex(l coordinator.Layer) string { return "memory_embedding_hnsw_" + string(l) + "_idx" }
 
 // NearestFactsSetting names the filtered figure of derive's nearest-fact search.
 const NearestFactsSetting = "derive's nearest facts (zb.similar_semantic, semantic layer, by a stored memory)"
