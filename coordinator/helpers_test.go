@@ -88,6 +88,17 @@ func setup(t *testing.T, mod func(*coordinator.Config)) *testBundle {
 	return &testBundle{co: co, clock: clk, cfg: cfg}
 }
 
+// storeAll stores items with StoreBatch, 500 a call.
+func (b *testBundle) storeAll(t *testing.T, ctx context.Context, items []coordinator.StoreInput) {
+	t.Helper()
+	for len(items) > 0 {
+		chunk := items[:min(500, len(items))]
+		items = items[len(chunk):]
+		_, err := b.co.StoreBatch(ctx, chunk)
+		require.NoError(t, err)
+	}
+}
+
 func ctxT(t *testing.T) context.Context {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -35,12 +35,7 @@ func TestRecallVectorScanLayerProbe(t *testing.T) {
 			n++
 		}
 	}
-	for len(items) > 0 {
-		chunk := items[:min(500, len(items))]
-		items = items[len(chunk):]
-		_, err := b.co.StoreBatch(ctx, chunk)
-		require.NoError(t, err)
-	}
+	b.storeAll(t, ctx, items)
 	// Episodic: stored, never embedded. Cross-context: archived (a deep recall's). Short-term:
 	// two of four archived.
 	execSQL(t, pool, `UPDATE zb.memory SET embedding = NULL, embedding_model = NULL WHERE tenant_id = 'probe' AND layer = 'episodic'`)

@@ -27,12 +27,7 @@ func TestSimilarSemanticExactAndComplete(t *testing.T) {
 		for i := from; i < from+n; i++ {
 			items = append(items, coordinator.StoreInput{TenantID: tenant, Layer: coordinator.LayerSemantic, Kind: "fact", Content: factText(i)})
 		}
-		for len(items) > 0 {
-			chunk := items[:min(500, len(items))]
-			items = items[len(chunk):]
-			_, err := b.co.StoreBatch(ctx, chunk)
-			require.NoError(t, err)
-		}
+		b.storeAll(t, ctx, items)
 	}
 	store("crowd", 0, 1600)
 	store("me", 7, 40)
@@ -117,12 +112,7 @@ func TestSimilarSemanticSmallShareOfGraph(t *testing.T) {
 		for i := from; i < from+n; i++ {
 			items = append(items, coordinator.StoreInput{TenantID: tenant, Layer: layer, Kind: "fact", Content: factText(i) + fmt.Sprintf(" on day %d", i)})
 		}
-		for len(items) > 0 {
-			chunk := items[:min(500, len(items))]
-			items = items[len(chunk):]
-			_, err := b.co.StoreBatch(ctx, chunk)
-			require.NoError(t, err)
-		}
+		b.storeAll(t, ctx, items)
 	}
 	// 8 000 facts of another tenant; 1 100 memories of this one, 60 of them facts: 60 of the
 	// graph's 9 100 nodes (0.7 %). 0029's function misses 1–7 of the 300 nearest here (eleven
