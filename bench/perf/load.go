@@ -2,6 +2,7 @@ package perf
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -43,14 +44,49 @@ type LoadFigure struct {
 	// empty with StatementsUnavailable saying why.
 	TopStatements         []Statement `json:"top_statements,omitempty"`
 	StatementsUnavailable string      `json:"statements_unavailable,omitempty"`
+	// WorkerBinary is the zbworker program that ran as a separate process during the test
+	// (Config.WorkerBin); empty when the worker ran in-process (or not at all).
+	WorkerBinary string `json:"worker_binary,omitempty"`
+	// RSSMiB is the largest resident set (VmRSS, sampled every RSSInterval from the start of
+	// the clients to the end of the test) in MiB — of the zbworker process when WorkerBinary
+	// is set, else of the benchmark process (clients, coordinator and the in-process worker
+	// together); RSSHWMMiB the kernel's high-water mark of that process at the end (VmHWM, over
+	// its whole life: for the benchmark process including the bulk loads before the test).
+	// RSSSamples counts the samples; RSSMet is RSSMiB ≤ RSSTargetMiB; RSSUnavailable says why
+	// there is no figure (no /proc).
+	RSSMiB         float64 `json:"rss_mib"`
+	RSSHWMMiB      float64 `json:"rss_hwm_mib"`
+	RSSSamples     int     `json:"rss_samples"`
+	RSSMet         bool    `json:"rss_met"`
+	RSSUnavailable string  `json:"rss_unavailable,omitempty"`
+	// WorkerGoroutinesStart and WorkerGoroutinesEnd are the zbworker process's go_goroutines
+	// (its /metrics) before the clients start and after the test, before it is stopped;
+	// WorkerConns the most connections it held (pg_stat_activity, sampled with the resident
+	// set) and WorkerConnsLimit its pool's size; WorkerExit how it ended on SIGTERM ("clean",
+	// or what went wrong).
+	WorkerGoroutinesStart int    `json:"worker_goroutines_start,omitempty"`
+	WorkerGoroutinesEnd   int    `json:"worker_goroutines_end,omitempty"`
+	WorkerConns           int    `json:"worker_conns,omitempty"`
+	WorkerConnsLimit      int    `json:"worker_conns_limit,omitempty"`
+	WorkerExit            string `json:"worker_exit,omitempty"`
 }
+
+// RSSInterval is how often the load test samples the resident set.
+const RSSInterval = 500 * time.Millisecond
+
+// workerConnsLimit is zbworker's pool size at its defaults (concurrency 4 × the derive and
+// lifecycle queues + 4, cmd/zbworker).
+const workerConnsLimit = 4*2 + 4
 
 // Statement is one row of pg_stat_statements.
 type Statement = stmtstats.Statement
 
 // benchLoad runs c.Clients clients mixing Recall and Store 9:1 for c.LoadDuration.
 func benchLoad(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embedder, n, tenants int) (*LoadFigure, error) {
-	f := &LoadFigure{N: n, Tenants: tenants, Clients: c.Clients, PoolSize: c.PoolSize, Worker: !c.NoWorker}
+	f := &LoadFigure{
+		N: n, Tenants: tenants, Clients: c.Clients, PoolSize: c.PoolSize, Worker: !c.NoWorker,
+		WorkerBinary: c.WorkerBin,
+	}
 	pool, err := dbconn.NewPool(ctx, &dbconn.Config{URL: bdb.url, ApplicationName: "zbperfbench-load", MaxConns: int32(c.PoolSize)})
 	if err != nil {
 		return nil, err
@@ -67,8 +103,31 @@ func benchLoad(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embedder,
 		return nil, err
 	}
 
-	var w *worker.Worker
-	if !c.NoWorker {
+	// The resident set watched: the zbworker process's, or this process's with the worker in it.
+	watchPid, connCount := selfPid, (func(context.Context) (int, error))(nil)
+	var xw *extWorker
+	switch {
+	case c.WorkerBin != "":
+		var err error
+		if xw, err = startWorker(ctx, c.WorkerBin, bdb.url); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if f.WorkerExit == "" { // an error ended the test early
+				_ = xw.Stop(time.Minute)
+			}
+		}()
+		watchPid, f.WorkerConnsLimit = xw.Pid(), workerConnsLimit
+		app := fmt.Sprintf("zbworker[%%]:%d", xw.Pid())
+		connCount = func(ctx context.Context) (int, error) {
+			var k int
+			err := bdb.pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE $1`, app).Scan(&k)
+			return k, err
+		}
+		if f.WorkerGoroutinesStart, err = xw.Goroutines(ctx); err != nil {
+			return nil, fmt.Errorf("worker metrics: %w", err)
+		}
+	case !c.NoWorker:
 		wpool, err := dbconn.NewPool(ctx, &dbconn.Config{URL: bdb.url, ApplicationName: "zbperfbench-worker", MaxConns: 6})
 		if err != nil {
 			return nil, err
@@ -78,7 +137,7 @@ func benchLoad(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embedder,
 		if err != nil {
 			return nil, err
 		}
-		w, err = worker.New(&worker.Config{Pool: wpool, Coordinator: wco, ID: "zbperfbench", Logger: c.Logger})
+		w, err := worker.New(&worker.Config{Pool: wpool, Coordinator: wco, ID: "zbperfbench", Logger: c.Logger})
 		if err != nil {
 			return nil, err
 		}
@@ -100,6 +159,7 @@ func benchLoad(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embedder,
 	stats := make([]clientStats, c.Clients)
 	// Clients start operations until the deadline and finish the one in progress (with ctx,
 	// so none is cut off); the measured duration runs until the last one returns.
+	watch := watchMemory(ctx, watchPid, RSSInterval, connCount)
 	start := time.Now()
 	deadline := start.Add(c.LoadDuration)
 	var wg sync.WaitGroup
@@ -144,6 +204,25 @@ func benchLoad(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embedder,
 	}
 	wg.Wait()
 	f.Duration = time.Since(start).Seconds()
+	if rss, conns, samples, err := watch.Stop(ctx, watchPid, connCount); err != nil {
+		f.RSSUnavailable = err.Error()
+	} else {
+		f.RSSMiB, f.RSSSamples, f.RSSMet = rss, samples, rss <= RSSTargetMiB
+		if xw != nil {
+			f.WorkerConns = conns
+		}
+		if _, hwm, err := procMemory(watchPid); err == nil {
+			f.RSSHWMMiB = hwm
+		}
+	}
+	if xw != nil {
+		// Its goroutines while it still runs (jobs queued by the test may be in flight), then a
+		// graceful stop: SIGTERM lets running jobs finish.
+		if g, err := xw.Goroutines(ctx); err == nil {
+			f.WorkerGoroutinesEnd = g
+		}
+		f.WorkerExit = xw.Stop(time.Minute)
+	}
 	var recall, store []time.Duration
 	for _, st := range stats {
 		recall, store = append(recall, st.recall...), append(store, st.store...)

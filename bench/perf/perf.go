@@ -9,6 +9,7 @@ import (
 	"math"
 	"net/url"
 	"os"
+	"os/exec"
 	"runtime"
 	"slices"
 	"sync/atomic"
@@ -95,6 +96,11 @@ type Config struct {
 	PoolSize     int
 	// NoWorker runs the load test without the in-process worker.
 	NoWorker bool
+	// WorkerBin, when set, is a zbworker program that the load test runs as a separate process
+	// (against the test's database, at its default settings) instead of the in-process worker:
+	// the test then reports that process's resident set, goroutines and connections, and how
+	// it stopped on SIGTERM. Exclusive with NoWorker.
+	WorkerBin string
 	// Keep leaves the recall databases behind (their names are logged) for profiling.
 	Keep bool
 	// MultiOnly skips the one-tenant layout (only the Tenants layout is measured).
@@ -166,6 +172,15 @@ func (c *Config) validate() error {
 	if c.LoadDuration != -1 && c.LoadDuration < 100*time.Millisecond {
 		return fmt.Errorf("perf: Config.LoadDuration must be -1 or at least 100ms, got %v", c.LoadDuration)
 	}
+	if c.WorkerBin != "" {
+		if c.NoWorker {
+			return errors.New("perf: Config.WorkerBin and Config.NoWorker exclude each other")
+		}
+		// Checked before the hours of loading that precede the load test.
+		if _, err := exec.LookPath(c.WorkerBin); err != nil {
+			return fmt.Errorf("perf: Config.WorkerBin: %w", err)
+		}
+	}
 	return nil
 }
 
@@ -222,7 +237,7 @@ func Run(ctx context.Context, cfg *Config) (*Results, error) {
 			"dim": c.Dim, "sizes": c.Sizes, "tenants": c.Tenants, "queries": c.Queries,
 			"filtered_queries": c.FilteredQueries, "partial_max": c.PartialMax, "import_size": c.ImportSize,
 			"batch_size": c.BatchSize, "stores": c.Stores, "clients": c.Clients, "load_duration_s": c.LoadDuration.Seconds(),
-			"pool_size": c.PoolSize, "worker": !c.NoWorker, "seed": c.Seed, "k": K,
+			"pool_size": c.PoolSize, "worker": !c.NoWorker, "worker_bin": c.WorkerBin, "seed": c.Seed, "k": K,
 			"recall_split_min_docs": c.RecallSplitMinDocs,
 		},
 	}

@@ -2,6 +2,7 @@ package perf_test
 
 import (
 	"context"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -10,8 +11,14 @@ import (
 	"github.com/zenbrain/zb/internal/zbtest"
 )
 
-// TestMain checks for leaked goroutines after the tests (zbtest.Main runs goleak).
-func TestMain(m *testing.M) { zbtest.Main(m) }
+// TestMain checks for leaked goroutines after the tests (zbtest.Main runs goleak). With
+// ZBPERF_FAKE_WORKER set the test binary is a stand-in for zbworker instead (procwatch_test.go).
+func TestMain(m *testing.M) {
+	if mode := os.Getenv("ZBPERF_FAKE_WORKER"); mode != "" {
+		os.Exit(fakeWorker(mode))
+	}
+	zbtest.Main(m)
+}
 
 func TestConfigValidation(t *testing.T) {
 	t.Parallel()
@@ -27,6 +34,8 @@ func TestConfigValidation(t *testing.T) {
 		{"batch", perf.Config{AdminURL: "postgres://x/y", BatchSize: 200_000}, "BatchSize"},
 		{"clients", perf.Config{AdminURL: "postgres://x/y", Clients: 5000}, "Clients"},
 		{"duration", perf.Config{AdminURL: "postgres://x/y", LoadDuration: 5}, "LoadDuration"},
+		{"worker both ways", perf.Config{AdminURL: "postgres://x/y", WorkerBin: "/bin/true", NoWorker: true}, "exclude each other"},
+		{"worker missing", perf.Config{AdminURL: "postgres://x/y", WorkerBin: "/nonexistent/zbworker"}, "WorkerBin"},
 	}
 	for _, tc := range cases {
 		_, err := perf.Run(context.Background(), &tc.cfg)

@@ -73,8 +73,11 @@ func (r *Results) Markdown(w io.Writer) {
 	}
 	if f := r.Load; f != nil {
 		worker := "worker running in-process"
-		if !f.Worker {
+		switch {
+		case !f.Worker:
 			worker = "no worker"
+		case f.WorkerBinary != "":
+			worker = "zbworker running as a separate process"
 		}
 		fmt.Fprintf(w, "## Load test: %d clients, recall:store 9:1, %.0f s, %d memories over %d tenants, %s, pool %d\n\n",
 			f.Clients, f.Duration, f.N, f.Tenants, worker, f.PoolSize)
@@ -85,12 +88,33 @@ func (r *Results) Markdown(w io.Writer) {
 		for _, e := range f.FirstErrors {
 			fmt.Fprintf(w, "- error: %s\n", textproc.OneLine(e, 200))
 		}
+		f.memoryMarkdown(w)
 		if len(f.TopStatements) > 0 {
 			stmtstats.Markdown(w, "Top statements (pg_stat_statements, by total time):", f.TopStatements)
 		} else if f.StatementsUnavailable != "" {
 			fmt.Fprintf(w, "pg_stat_statements unavailable: %s\n\n", f.StatementsUnavailable)
 		}
 	}
+}
+
+// memoryMarkdown reports the resident set watched during the load test, and the zbworker
+// process's goroutines, connections and exit when it ran apart.
+func (f *LoadFigure) memoryMarkdown(w io.Writer) {
+	whose := "the benchmark process (clients, coordinator and the in-process worker)"
+	if f.WorkerBinary != "" {
+		whose = fmt.Sprintf("the zbworker process (`%s`)", filepath.Base(f.WorkerBinary))
+	}
+	if f.RSSUnavailable != "" {
+		fmt.Fprintf(w, "Resident set of %s: unavailable (%s).\n\n", whose, textproc.OneLine(f.RSSUnavailable, 200))
+		return
+	}
+	fmt.Fprintf(w, "Resident set of %s during the test: **%.1f MiB** at most (%d samples every %s; VmHWM %.1f MiB); target ≤ %d MiB: %s.",
+		whose, f.RSSMiB, f.RSSSamples, RSSInterval, f.RSSHWMMiB, RSSTargetMiB, yes(f.RSSMet))
+	if f.WorkerBinary != "" {
+		fmt.Fprintf(w, " Its goroutines %d before the clients, %d after them; at most %d connections (pool %d); on SIGTERM: %s.",
+			f.WorkerGoroutinesStart, f.WorkerGoroutinesEnd, f.WorkerConns, f.WorkerConnsLimit, textproc.OneLine(f.WorkerExit, 200))
+	}
+	fmt.Fprintf(w, "\n\n")
 }
 
 func yes(b bool) string {

@@ -49,7 +49,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	clients := fs.Int("clients", perf.ClientsDefault, "concurrent clients of the load test")
 	duration := fs.Duration("duration", perf.LoadDurationDefault, "length of the load test (-1ns skips it)")
 	poolSize := fs.Int("pool", perf.PoolSizeDefault, "client pool size of the load test")
-	noWorker := fs.Bool("no-worker", false, "run the load test without the in-process worker")
+	noWorker := fs.Bool("no-worker", false, "run the load test without a worker")
+	workerBin := fs.String("worker-bin", "auto", "zbworker program the load test runs as a separate process, its memory, goroutines and connections measured\n(auto: the zbworker beside this program, if any; empty: the worker in-process)")
 	keep := fs.Bool("keep", false, "keep the recall databases (for profiling; needs ZB_DATABASE_URL)")
 	multiOnly := fs.Bool("multi-only", false, "measure only the multi-tenant layout (skip the one-tenant layout)")
 	dim := fs.Int("dim", perf.DimDefault, "embedding dimension")
@@ -83,13 +84,19 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		}
 		sz = append(sz, n)
 	}
+	if *workerBin == "auto" {
+		*workerBin = ""
+		if !*noWorker {
+			*workerBin = besideSelf("zbworker")
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	cfg := &perf.Config{
 		AdminURL: getenv("ZB_DATABASE_URL"), Dim: *dim, Sizes: sz, Tenants: *tenants, Queries: *queries,
 		FilteredQueries: *filtered, PartialMax: *partialMax, ImportSize: *importSize, BatchSize: *batch, Stores: *stores,
-		Clients: *clients, LoadDuration: *duration, PoolSize: *poolSize, NoWorker: *noWorker, Keep: *keep, MultiOnly: *multiOnly,
+		Clients: *clients, LoadDuration: *duration, PoolSize: *poolSize, NoWorker: *noWorker, WorkerBin: *workerBin, Keep: *keep, MultiOnly: *multiOnly,
 		RecallSplitMinDocs: *split, Seed: *seed, Logger: logger,
 		// Partial results are saved after each figure, so a long run that is stopped keeps them.
 		OnProgress: func(r *perf.Results) {
@@ -119,6 +126,20 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	res.Markdown(stdout)
 	fmt.Fprintf(stdout, "results: %s\n", filepath.Join(*out, "results.{json,md}"))
 	return 0
+}
+
+// besideSelf returns the path of the executable name in this program's directory, or "" when
+// there is none (as under go run, which builds into a temporary directory).
+func besideSelf(name string) string {
+	self, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	p := filepath.Join(filepath.Dir(self), name)
+	if st, err := os.Stat(p); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+		return ""
+	}
+	return p
 }
 
 // ephemeral starts a throwaway cluster, sized for 100k 768-d memories and with

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,9 +27,14 @@ func TestRunTiny(t *testing.T) {
 	}
 	admin := zbtest.AdminURL(t)
 	dir := t.TempDir()
+	// The load test's worker is the real zbworker program, run as a separate process.
+	workerBin := filepath.Join(dir, "zbworker")
+	build := exec.Command("go", "build", "-o", workerBin, "github.com/zenbrain/zb/cmd/zbworker")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, string(out))
 	var stdout, stderr bytes.Buffer
 	code := run([]string{
-		"-out", dir, "-sizes", "200", "-tenants", "3", "-queries", "8", "-filtered-queries", "4",
+		"-worker-bin", workerBin, "-out", dir, "-sizes", "200", "-tenants", "3", "-queries", "8", "-filtered-queries", "4",
 		"-partial-max", "-1", "-import", "100", "-batch", "50", "-stores", "10", "-clients", "4", "-pool", "4", "-duration", "1s",
 		"-dim", "32", "-recall-split", "100",
 	},
@@ -40,6 +46,8 @@ func TestRunTiny(t *testing.T) {
 		}, &stdout, &stderr)
 	require.Equal(t, 0, code, stderr.String())
 	require.Contains(t, stdout.String(), "## Recall latency")
+
+	require.Contains(t, stdout.String(), "Resident set of the zbworker process")
 
 	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
 	require.NoError(t, err)
@@ -97,7 +105,26 @@ func TestRunTiny(t *testing.T) {
 	require.Zero(t, res.Load.Errors, res.Load.FirstErrors)
 	require.Positive(t, res.Load.Ops)
 	require.True(t, res.Load.Worker)
+	require.Equal(t, workerBin, res.Load.WorkerBinary)
+	require.Empty(t, res.Load.RSSUnavailable)
+	require.Positive(t, res.Load.RSSSamples)
+	require.Greater(t, res.Load.RSSMiB, 1.0, "zbworker's resident set")
+	require.True(t, res.Load.RSSMet, "zbworker under %d MiB: %.1f", perf.RSSTargetMiB, res.Load.RSSMiB)
+	require.GreaterOrEqual(t, res.Load.RSSHWMMiB, res.Load.RSSMiB)
+	require.Positive(t, res.Load.WorkerGoroutinesStart)
+	require.Positive(t, res.Load.WorkerGoroutinesEnd)
+	require.Positive(t, res.Load.WorkerConns, "the worker holds connections while it runs")
+	require.LessOrEqual(t, res.Load.WorkerConns, res.Load.WorkerConnsLimit)
+	require.Equal(t, "clean", res.Load.WorkerExit)
 	// zbtest's throwaway cluster preloads pg_stat_statements (internal/pgcluster); a server
 	// from ZB_TEST_DATABASE_URL may not, and then the reason is reported instead.
 	require.True(t, len(res.Load.TopStatements) > 0 || res.Load.StatementsUnavailable != "")
+}
+
+func TestBesideSelf(t *testing.T) {
+	t.Parallel()
+	require.Empty(t, besideSelf("no-such-program-beside-the-test"))
+	self, err := os.Executable()
+	require.NoError(t, err)
+	require.Equal(t, self, besideSelf(filepath.Base(self)), "the test binary is beside itself")
 }
