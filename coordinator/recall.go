@@ -113,6 +113,61 @@ type RecallResult struct {
 	// Touched lists the returned memories whose access was recorded (rows locked by a sleep or
 	// decay run are skipped).
 	Touched []int64 `json:"touched,omitempty"`
+	// Timing is where the call's time went.
+	Timing RecallTiming `json:"timing"`
+}
+
+// RecallTiming is where a recall's time went, by the wall clock of the calling process: a
+// statement's time includes its round trips and the decoding of its rows.
+type RecallTiming struct {
+	// Total is the whole call.
+	Total time.Duration
+	// Embed is the query's embedding.
+	Embed time.Duration
+	// Candidates is candidate generation: the one statement, or (Split) both halves and their join.
+	Candidates time.Duration
+	// VectorHalf, LexicalHalf and Join are the parts of a split candidate generation (zero
+	// otherwise): the halves run at the same time, so Candidates ≈ max(VectorHalf, LexicalHalf) + Join.
+	VectorHalf, LexicalHalf, Join time.Duration
+	// Rank is fusion, ranking and building the results (in this process).
+	Rank time.Duration
+	// SideEffects is the side-effect transaction (zero with ReadOnly).
+	SideEffects time.Duration
+}
+
+// MarshalJSON writes the durations as milliseconds (total_ms, embed_ms, …), the split parts
+// only when set.
+func (t RecallTiming) MarshalJSON() ([]byte, error) {
+	ms := func(d time.Duration) float64 { return math.Round(float64(d)/1e3) / 1e3 }
+	m := map[string]float64{
+		"total_ms": ms(t.Total), "embed_ms": ms(t.Embed), "candidates_ms": ms(t.Candidates),
+		"rank_ms": ms(t.Rank), "side_effects_ms": ms(t.SideEffects),
+	}
+	if t.VectorHalf > 0 || t.LexicalHalf > 0 || t.Join > 0 {
+		m["vector_half_ms"], m["lexical_half_ms"], m["join_ms"] = ms(t.VectorHalf), ms(t.LexicalHalf), ms(t.Join)
+	}
+	return json.Marshal(m)
+}
+
+// String is a one-line account, e.g. "26.3 ms: embed 0.03, candidates 24.1 (vector half 11.8
+// and lexical half 20.1 at the same time, join 1.2), rank 0.30, side effects 1.9".
+func (t RecallTiming) String() string {
+	f := func(d time.Duration) string {
+		v := float64(d) / 1e6
+		if v < 1 {
+			return strconv.FormatFloat(v, 'f', 2, 64)
+		}
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	s := f(t.Total) + " ms: embed " + f(t.Embed) + ", candidates " + f(t.Candidates)
+	if t.VectorHalf > 0 || t.LexicalHalf > 0 || t.Join > 0 {
+		s += " (vector half " + f(t.VectorHalf) + " and lexical half " + f(t.LexicalHalf) + " at the same time, join " + f(t.Join) + ")"
+	}
+	s += ", rank " + f(t.Rank)
+	if t.SideEffects > 0 {
+		s += ", side effects " + f(t.SideEffects)
+	}
+	return s
 }
 
 // Recall answers query for a tenant as DESIGN.md §5 describes: classification, candidate
@@ -157,11 +212,14 @@ func (c *Coordinator) Recall(ctx context.Context, tenant, query string, opts *Re
 			return nil, err
 		}
 	}
+	start := time.Now()
 	now := c.clock.Now()
 	cls := c.classifier.Classify(query, now)
 	out := &RecallResult{Class: cls.Class}
+	tm := &out.Timing
 
 	var qvec []float32
+	t0 := time.Now()
 	if c.cfg.Embedder != nil {
 		dim, err := c.embeddingDim(ctx)
 		if err != nil {
@@ -183,6 +241,7 @@ func (c *Coordinator) Recall(ctx context.Context, tenant, query string, opts *Re
 			qvec = vs[0]
 		}
 	}
+	tm.Embed = time.Since(t0)
 	params := db.RecallCandidatesParams{
 		TenantID: tenant, Query: toVector(qvec), Terms: nonNil(textproc.Terms(query, textproc.DetectLang(query))),
 		Layers: layerNames, K: int32(max(c.cfg.CandidatesPerLayer, k)), Now: now, AsOf: clampPGTimePtr(opts.AsOf), Contexts: opts.Contexts,
@@ -198,10 +257,13 @@ func (c *Coordinator) Recall(ctx context.Context, tenant, query string, opts *Re
 		from, to := clampPGTime(r.From), clampPGTime(r.To)
 		params.FromTime, params.ToTime = &from, &to
 	}
-	rows, split, err := c.recallCandidates(ctx, tenant, &params)
+	t0 = time.Now()
+	rows, split, err := c.recallCandidates(ctx, tenant, &params, tm)
 	if err != nil {
 		return nil, interpretError("generating recall candidates", err)
 	}
+	tm.Candidates = time.Since(t0)
+	t0 = time.Now()
 	out.Candidates, out.Split = len(rows), split
 
 	var sw switchSet
@@ -289,10 +351,14 @@ func (c *Coordinator) Recall(ctx context.Context, tenant, query string, opts *Re
 	if out.Results == nil {
 		out.Results = []Result{}
 	}
+	tm.Rank = time.Since(t0)
 	if opts.ReadOnly {
+		tm.Total = time.Since(start)
 		return out, nil
 	}
+	t0 = time.Now()
 	touched, err := c.recallSideEffects(ctx, tenant, query, cls.Class, out.Results, byID, sw, now, qvec)
+	tm.SideEffects = time.Since(t0)
 	switch {
 	case err == nil:
 		out.SideEffects, out.Touched = true, touched
@@ -301,6 +367,7 @@ func (c *Coordinator) Recall(ctx context.Context, tenant, query string, opts *Re
 	default:
 		return nil, interpretError("recording recall side effects", err)
 	}
+	tm.Total = time.Since(start)
 	return out, nil
 }
 

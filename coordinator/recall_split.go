@@ -3,6 +3,7 @@ package coordinator
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/zenbrain/zb/db"
 )
@@ -13,7 +14,8 @@ import (
 // own pooled connection, and then their join in a third (migration 0026). The rows are the
 // same either way but for memories that changed between the halves and the join: the join
 // keeps only candidates still live when it runs.
-func (c *Coordinator) recallCandidates(ctx context.Context, tenant string, p *db.RecallCandidatesParams) (rows []db.RecallCandidatesRow, split bool, err error) {
+// With the split, tm receives the time of each half and of the join.
+func (c *Coordinator) recallCandidates(ctx context.Context, tenant string, p *db.RecallCandidatesParams, tm *RecallTiming) (rows []db.RecallCandidatesRow, split bool, err error) {
 	if !c.splitRecall(tenant, p) {
 		rows, err = pipelinedRead(ctx, c, tenant, func(q *db.Queries) ([]db.RecallCandidatesRow, error) {
 			return q.RecallCandidates(ctx, *p)
@@ -33,6 +35,7 @@ func (c *Coordinator) recallCandidates(ctx context.Context, tenant string, p *db
 		once  sync.Once
 		wg    sync.WaitGroup
 		vec   []int64
+		vecD  time.Duration
 	)
 	fail := func(err error) {
 		once.Do(func() {
@@ -40,8 +43,10 @@ func (c *Coordinator) recallCandidates(ctx context.Context, tenant string, p *db
 			cancel()
 		})
 	}
+	start := time.Now()
 	wg.Go(func() {
 		var err error
+		defer func() { vecD = time.Since(start) }()
 		vec, err = pipelinedRead(ctx, c, tenant, func(q *db.Queries) ([]int64, error) {
 			return q.RecallVectorHalf(ctx, db.RecallVectorHalfParams{
 				TenantID: tenant, Model: p.Model, Query: p.Query,
@@ -62,11 +67,14 @@ func (c *Coordinator) recallCandidates(ctx context.Context, tenant string, p *db
 	if err != nil {
 		fail(err)
 	}
+	lexD := time.Since(start)
 	wg.Wait()
 	if first != nil {
 		return nil, true, first
 	}
+	tm.VectorHalf, tm.LexicalHalf = vecD, lexD
 	c.noteRecallDocs(tenant, lex.N)
+	start = time.Now()
 	jrows, err := pipelinedRead(ctx, c, tenant, func(q *db.Queries) ([]db.RecallCandidatesJoinRow, error) {
 		return q.RecallCandidatesJoin(ctx, db.RecallCandidatesJoinParams{
 			TenantID: tenant, Model: p.Model, Query: p.Query,
@@ -75,6 +83,7 @@ func (c *Coordinator) recallCandidates(ctx context.Context, tenant string, p *db
 			N: lex.N, Avgdl: lex.Avgdl, Total: lex.Total, Sn: lex.Sn,
 		})
 	})
+	tm.Join = time.Since(start)
 	if err != nil {
 		return nil, true, err
 	}

@@ -109,6 +109,17 @@ func TestRecallSplitSameResults(t *testing.T) {
 		require.Equal(t, want.Candidates, got.Candidates, tc.q)
 		require.Equal(t, want.Range, got.Range, tc.q)
 		require.Equal(t, want.Results, got.Results, tc.q)
+		// Timing: the split's parts, nested in the candidates' time, nested in the whole.
+		tg, tw := got.Timing, want.Timing
+		require.Positive(t, tg.VectorHalf, tc.q)
+		require.Positive(t, tg.LexicalHalf, tc.q)
+		require.Positive(t, tg.Join, tc.q)
+		require.GreaterOrEqual(t, tg.Candidates, max(tg.VectorHalf, tg.LexicalHalf)+tg.Join, tc.q)
+		require.GreaterOrEqual(t, tg.Total, tg.Embed+tg.Candidates+tg.Rank, tc.q)
+		require.Zero(t, tg.SideEffects, "read-only")
+		require.Zero(t, tw.VectorHalf+tw.LexicalHalf+tw.Join, "one statement has no parts")
+		require.Positive(t, tw.Candidates)
+		require.GreaterOrEqual(t, tw.Total, tw.Embed+tw.Candidates+tw.Rank, tc.q)
 	}
 	yesterday, err := b.co.Recall(ctx, big, "what was repaired yesterday", ro(coordinator.RecallOpts{}))
 	require.NoError(t, err)
@@ -129,6 +140,8 @@ func TestRecallSplitSameResults(t *testing.T) {
 	require.True(t, full.Split)
 	require.True(t, full.SideEffects)
 	require.NotEmpty(t, full.Touched)
+	require.Positive(t, full.Timing.SideEffects)
+	require.GreaterOrEqual(t, full.Timing.Total, full.Timing.Embed+full.Timing.Candidates+full.Timing.Rank+full.Timing.SideEffects)
 
 	// A canceled context fails both halves and leaks nothing (goleak in TestMain).
 	cctx, cancel := context.WithCancel(ctx)

@@ -2,6 +2,7 @@ package coordinator_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -237,4 +238,24 @@ func TestContextBudget(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestRecallTimingReport(t *testing.T) {
+	t.Parallel()
+	tm := coordinator.RecallTiming{
+		Total: 26_300 * time.Microsecond, Embed: 30 * time.Microsecond, Candidates: 24_100 * time.Microsecond,
+		VectorHalf: 11_800 * time.Microsecond, LexicalHalf: 20_100 * time.Microsecond, Join: 1_200 * time.Microsecond,
+		Rank: 300 * time.Microsecond, SideEffects: 1_900 * time.Microsecond,
+	}
+	require.Equal(t, "26.3 ms: embed 0.03, candidates 24.1 (vector half 11.8 and lexical half 20.1 at the same time, join 1.2), rank 0.30, side effects 1.9", tm.String())
+	b, err := json.Marshal(tm)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"total_ms":26.3,"embed_ms":0.03,"candidates_ms":24.1,"vector_half_ms":11.8,"lexical_half_ms":20.1,"join_ms":1.2,"rank_ms":0.3,"side_effects_ms":1.9}`, string(b))
+
+	// One statement, read-only: no parts, no side effects.
+	one := coordinator.RecallTiming{Total: 2_712_345 * time.Nanosecond, Embed: 25 * time.Microsecond, Candidates: 2 * time.Millisecond, Rank: 400 * time.Microsecond}
+	require.Equal(t, "2.7 ms: embed 0.03, candidates 2.0, rank 0.40", one.String())
+	b, err = json.Marshal(one)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"total_ms":2.712,"embed_ms":0.025,"candidates_ms":2,"rank_ms":0.4,"side_effects_ms":0}`, string(b))
 }

@@ -47,6 +47,51 @@ type RecallFigure struct {
 	// Split is the share of the timed recalls (read-only and full) that read their lexical and
 	// vector halves at the same time on two connections (RecallResult.Split).
 	Split float64 `json:"split_share"`
+	// Parts is where the read-only recalls' time went (RecallResult.Timing).
+	Parts RecallParts `json:"parts"`
+}
+
+// RecallParts are the p50s of the parts of the timed recalls (RecallResult.Timing), in ms:
+// Candidates, Rank and Embed over the read-only recalls; VectorHalf, LexicalHalf and Join over
+// those of them that were split (zero when none was); SideEffects over the full recalls.
+// Slower is the p50 of the slower half of each split recall, and SlowerRatio that over the bare
+// query's p50: recall waits for its slower half, so the read-only ratio cannot fall below it.
+type RecallParts struct {
+	Candidates  Latency `json:"candidates"`
+	VectorHalf  Latency `json:"vector_half"`
+	LexicalHalf Latency `json:"lexical_half"`
+	Join        Latency `json:"join"`
+	Slower      Latency `json:"slower_half"`
+	SlowerRatio float64 `json:"slower_half_ratio"`
+	Rank        Latency `json:"rank"`
+	Embed       Latency `json:"embed"`
+	SideEffects Latency `json:"side_effects"`
+}
+
+// partTimes collects RecallResult.Timing of the timed recalls.
+type partTimes struct {
+	cand, vec, lex, join, slower, rank, embed, side []time.Duration
+}
+
+func (p *partTimes) add(t coordinator.RecallTiming, readOnly bool) {
+	if !readOnly {
+		p.side = append(p.side, t.SideEffects)
+		return
+	}
+	p.cand, p.rank, p.embed = append(p.cand, t.Candidates), append(p.rank, t.Rank), append(p.embed, t.Embed)
+	if t.VectorHalf > 0 || t.LexicalHalf > 0 {
+		p.vec, p.lex, p.join = append(p.vec, t.VectorHalf), append(p.lex, t.LexicalHalf), append(p.join, t.Join)
+		p.slower = append(p.slower, max(t.VectorHalf, t.LexicalHalf))
+	}
+}
+
+func (p *partTimes) summary(bareP50 float64) RecallParts {
+	r := RecallParts{
+		Candidates: summarize(p.cand), VectorHalf: summarize(p.vec), LexicalHalf: summarize(p.lex), Join: summarize(p.join),
+		Slower: summarize(p.slower), Rank: summarize(p.rank), Embed: summarize(p.embed), SideEffects: summarize(p.side),
+	}
+	r.SlowerRatio = ratio(r.Slower.P50, bareP50)
+	return r
 }
 
 // benchRecallSize loads one database of n memories over tenants and measures recall latency
@@ -124,6 +169,7 @@ func benchRecallSize(ctx context.Context, c *Config, n, tenants int, doLoad bool
 		}
 	}
 	var bareD, roD, fullD, embD []time.Duration
+	var parts partTimes
 	rows, splits := 0, 0
 	for i := range c.Queries {
 		q := genQuery(r)
@@ -153,8 +199,11 @@ func benchRecallSize(ctx context.Context, c *Config, n, tenants int, doLoad bool
 				} else {
 					fullD = append(fullD, time.Since(t))
 				}
-				if err == nil && rr.Split {
-					splits++
+				if err == nil {
+					parts.add(rr.Timing, readOnly)
+					if rr.Split {
+						splits++
+					}
 				}
 			}
 			if err != nil {
@@ -165,6 +214,7 @@ func benchRecallSize(ctx context.Context, c *Config, n, tenants int, doLoad bool
 	f.Bare, f.ReadOnly, f.Full, f.Embed = summarize(bareD), summarize(roD), summarize(fullD), summarize(embD)
 	f.BareResults = float64(rows) / float64(c.Queries)
 	f.Split = float64(splits) / float64(2*c.Queries)
+	f.Parts = parts.summary(f.Bare.P50)
 	f.P50Ratio, f.P99Ratio = ratio(f.Full.P50, f.Bare.P50), ratio(f.Full.P99, f.Bare.P99)
 	f.ReadOnlyP50Ratio, f.ReadOnlyP99Ratio = ratio(f.ReadOnly.P50, f.Bare.P50), ratio(f.ReadOnly.P99, f.Bare.P99)
 	f.Met = f.P50Ratio <= RecallP50Target && f.P99Ratio <= RecallP99Target

@@ -46,6 +46,7 @@ func (r *Results) Markdown(w io.Writer) {
 				f.Bare.P50, f.Bare.P99, f.ReadOnly.P50, f.ReadOnly.P99, f.Full.P50, f.Full.P99, f.Embed.P50, f.BareResults, 100*f.Split, f.Load, f.IndexBuild)
 		}
 		fmt.Fprintf(w, "\nTargets: p50 ≤ %.1f×, p99 ≤ %.0f×. Full = coordinator.Recall with side effects; read-only = RecallOpts.ReadOnly.\n\n", RecallP50Target, RecallP99Target)
+		partsMarkdown(w, r.Recall)
 	}
 	if len(r.Filtered) > 0 {
 		fmt.Fprintf(w, "## Filtered search (one tenant, one layer): ANN recall@%d vs exact\n\n", K)
@@ -95,6 +96,30 @@ func (r *Results) Markdown(w io.Writer) {
 			fmt.Fprintf(w, "pg_stat_statements unavailable: %s\n\n", f.StatementsUnavailable)
 		}
 	}
+}
+
+// partsMarkdown reports where the read-only recalls' time went (RecallResult.Timing, p50s).
+func partsMarkdown(w io.Writer, figs []RecallFigure) {
+	fmt.Fprintf(w, "### Where a read-only recall's time goes (p50, ms, in this process: a part includes its round trips)\n\n")
+	fmt.Fprintf(w, "| N | tenants | bare | recall | candidates | vector half | lexical half | join | slower half / bare | rank | embed | side effects (full) |\n")
+	fmt.Fprintf(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, f := range figs {
+		p := f.Parts
+		half := func(l Latency) string {
+			if p.Slower.N == 0 {
+				return "—"
+			}
+			return fmt.Sprintf("%.2f", l.P50)
+		}
+		slower := "— (one statement)"
+		if p.Slower.N > 0 {
+			slower = fmt.Sprintf("%.2f× (%d split)", p.SlowerRatio, p.Slower.N)
+		}
+		fmt.Fprintf(w, "| %d | %d | %.2f | %.2f | %.2f | %s | %s | %s | %s | %.3f | %.3f | %.2f |\n", f.N, f.Tenants, f.Bare.P50,
+			f.ReadOnly.P50, p.Candidates.P50, half(p.VectorHalf), half(p.LexicalHalf), half(p.Join), slower, p.Rank.P50, p.Embed.P50,
+			p.SideEffects.P50)
+	}
+	fmt.Fprintf(w, "\nA split recall waits for its slower half, then the join: its read-only ratio cannot fall below the slower half's.\n\n")
 }
 
 // memoryMarkdown reports the resident set watched during the load test, and the zbworker

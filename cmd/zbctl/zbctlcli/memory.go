@@ -142,7 +142,7 @@ func (a *app) recallCmd() *cobra.Command {
 	}
 	tenant := a.tenantFlag(cmd)
 	cmd.Flags().IntVarP(&k, "k", "k", 5, "number of results (1..1000)")
-	cmd.Flags().BoolVar(&explain, "explain", false, "show the signals behind each score")
+	cmd.Flags().BoolVar(&explain, "explain", false, "show the signals behind each score, and where the time went")
 	cmd.Flags().BoolVar(&deep, "deep", false, "include consolidated and archived memories")
 	cmd.Flags().StringSliceVar(&layers, "layers", nil, "only these layers (comma-separated)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -183,7 +183,7 @@ func (a *app) recallCmd() *cobra.Command {
 			return err
 		}
 		if explain {
-			fmt.Fprintf(a.stdout, "query class %s; %d candidates\n", res.Class, res.Candidates)
+			fmt.Fprintf(a.stdout, "query class %s; %d candidates; %s\n", res.Class, res.Candidates, res.Timing)
 		}
 		return nil
 	}

@@ -244,6 +244,8 @@ func TestStoreRecallStats(t *testing.T) {
 	require.Contains(t, lines[1], "Alice's favourite colour is green", "the fact ranks first:\n%s", r.stdout)
 	require.Contains(t, r.stdout, "query class factual")
 	require.Contains(t, r.stdout, "retention")
+	require.Regexp(t, `candidates; [0-9.]+ ms: embed [0-9.]+, candidates [0-9.]+, rank [0-9.]+, side effects [0-9.]+\n`, r.stdout,
+		"--explain says where the time went")
 
 	r = run(t, env, "--json", "recall", "-k", "1", "deploy image")
 	require.Zero(t, r.code, r.stderr)
@@ -252,10 +254,14 @@ func TestStoreRecallStats(t *testing.T) {
 			Content string `json:"content"`
 			Layer   string `json:"layer"`
 		} `json:"results"`
+		Timing map[string]float64 `json:"timing"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &rec))
 	require.Len(t, rec.Results, 1)
 	require.Equal(t, "procedural", rec.Results[0].Layer)
+	require.Positive(t, rec.Timing["total_ms"], r.stdout)
+	require.Positive(t, rec.Timing["candidates_ms"])
+	require.GreaterOrEqual(t, rec.Timing["total_ms"], rec.Timing["candidates_ms"]+rec.Timing["side_effects_ms"]-0.002)
 
 	r = run(t, env, "stats")
 	require.Zero(t, r.code, r.stderr)

@@ -62,6 +62,18 @@ func TestRunTiny(t *testing.T) {
 	require.EqualValues(t, 100, res.Config["recall_split_min_docs"])
 	require.Zero(t, res.Recall[0].Split)
 	require.Equal(t, 1.0, res.Recall[1].Split)
+	// Where the time went: the split layout has its halves and join, the other only candidates.
+	p0, p1 := res.Recall[0].Parts, res.Recall[1].Parts
+	require.Equal(t, 8, p0.Candidates.N)
+	require.Zero(t, p0.Slower.N)
+	require.Equal(t, 8, p1.Slower.N)
+	require.Positive(t, p1.VectorHalf.P50)
+	require.Positive(t, p1.LexicalHalf.P50)
+	require.Positive(t, p1.Join.P50)
+	require.InDelta(t, p1.Slower.P50/res.Recall[1].Bare.P50, p1.SlowerRatio, 1e-9)
+	require.GreaterOrEqual(t, p1.Candidates.P50, p1.Slower.P50, "the candidates include the slower half")
+	require.Equal(t, 8, p0.SideEffects.N, "the full recalls' side effects")
+	require.Contains(t, stdout.String(), "Where a read-only recall's time goes")
 	for _, f := range res.Recall {
 		require.Equal(t, 8, f.Bare.N)
 		require.Equal(t, 8, f.Full.N)
