@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"syscall"
 
 	"github.com/jackc/pgerrcode"
@@ -83,6 +84,10 @@ func interpretError(op string, err error) error {
 	if errors.As(err, &pgErr) {
 		switch pgErr.Code {
 		case pgerrcode.ForeignKeyViolation:
+			if strings.HasSuffix(pgErr.ConstraintName, "_tenant_id_fkey") {
+				// A write for a tenant that was never created (a first Store creates it).
+				return fmt.Errorf("error %s: %w: no such tenant (%s)", op, ErrNotFound, pgErr.ConstraintName)
+			}
 			return fmt.Errorf("error %s: %w (%s)", op, ErrNotFound, pgErr.ConstraintName)
 		case pgerrcode.UniqueViolation:
 			if pgErr.ConstraintName == uniqueExternalID {

@@ -55,6 +55,7 @@ func TestBadInputWritesNothing(t *testing.T) {
 	// Unknown tenant: ErrNotFound (ReadOnly: empty).
 	_, err = b.co.Recall(ctx, "ghost", "anything", nil)
 	require.ErrorIs(t, err, coordinator.ErrNotFound)
+	require.ErrorContains(t, err, "no such tenant", "says what was not found")
 	res, err := b.co.Recall(ctx, "ghost", "anything", &coordinator.RecallOpts{ReadOnly: true})
 	require.NoError(t, err)
 	require.Empty(t, res.Results)
