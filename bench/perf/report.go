@@ -46,6 +46,11 @@ func (r *Results) Markdown(w io.Writer) {
 				f.Bare.P50, f.Bare.P99, f.ReadOnly.P50, f.ReadOnly.P99, f.Full.P50, f.Full.P99, f.Embed.P50, f.BareResults, 100*f.Split, f.Load, f.IndexBuild)
 		}
 		fmt.Fprintf(w, "\nTargets: p50 ≤ %.1f×, p99 ≤ %.0f×. Full = coordinator.Recall with side effects; read-only = RecallOpts.ReadOnly.\n\n", RecallP50Target, RecallP99Target)
+		vis := make([]string, 0, len(r.Recall))
+		for _, f := range r.Recall {
+			vis = append(vis, fmt.Sprintf("%d in %d: %.1f %% (%d VACUUM)", f.N, f.Tenants, 100*f.Visible, f.VacuumRounds))
+		}
+		fmt.Fprintf(w, "All-visible pages of zb.memory and zb.memory_posting before the timed recalls: %s.\n\n", strings.Join(vis, "; "))
 		partsMarkdown(w, r.Recall)
 	}
 	if len(r.Filtered) > 0 {

@@ -75,6 +75,8 @@ func TestRunTiny(t *testing.T) {
 	require.Equal(t, 8, p0.SideEffects.N, "the full recalls' side effects")
 	require.Contains(t, stdout.String(), "Where a read-only recall's time goes")
 	for _, f := range res.Recall {
+		require.GreaterOrEqual(t, f.Visible, 0.995, "the visibility map is complete before the timed recalls")
+		require.Positive(t, f.VacuumRounds)
 		require.Equal(t, 8, f.Bare.N)
 		require.Equal(t, 8, f.Full.N)
 		require.Positive(t, f.Bare.P50)
