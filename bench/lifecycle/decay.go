@@ -94,8 +94,7 @@ func benchDecay(ctx context.Context, c *Config, n int) (*DecayFigure, error) {
 		if err != nil {
 			return err
 		}
-		_, err = pool.Exec(ctx, `VACUUM (ANALYZE) zb.memory`)
-		return err
+		return steady(ctx, c, pool, "zb.memory")
 	}
 	var decays, archives []time.Duration
 	for range c.Repeats {

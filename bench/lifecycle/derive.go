@@ -73,7 +73,7 @@ func benchDerive(ctx context.Context, c *Config) (*DeriveFigure, error) {
 			return nil, err
 		}
 	}
-	if _, err := bdb.pool.Exec(ctx, `VACUUM (ANALYZE)`); err != nil {
+	if err := steady(ctx, c, bdb.pool); err != nil {
 		return nil, err
 	}
 

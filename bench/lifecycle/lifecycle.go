@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/zenbrain/zb/bench/internal/pgvacuum"
 	"github.com/zenbrain/zb/dbconn"
 	"github.com/zenbrain/zb/migrate"
 )
@@ -330,4 +331,19 @@ func ratio(a, b time.Duration) float64 {
 		return 0
 	}
 	return float64(a) / float64(b)
+}
+
+// steady vacuums and analyzes tables (the whole database when none is named) until their
+// visibility maps are complete, as autovacuum leaves them in a steady state (pgvacuum.Visible:
+// an older snapshot, such as an autovacuum ANALYZE begun during the setup, can keep a VACUUM
+// from marking any page); it logs a warning when they stayed incomplete for a minute.
+func steady(ctx context.Context, c *Config, pool *pgxpool.Pool, tables ...string) error {
+	share, rounds, err := pgvacuum.Visible(ctx, pool, time.Minute, tables...)
+	if err != nil {
+		return err
+	}
+	if share < pgvacuum.Enough {
+		c.Logger.Warn("visibility map incomplete before the timed work", "tables", tables, "visible", share, "vacuums", rounds)
+	}
+	return nil
 }

@@ -140,8 +140,7 @@ func benchMaint(ctx context.Context, c *Config, n int) (*MaintFigure, error) {
 		if err != nil {
 			return err
 		}
-		_, err = pool.Exec(ctx, `VACUUM (ANALYZE) zb.review_state, zb.memory, zb.memory_link`)
-		return err
+		return steady(ctx, c, pool, "zb.review_state", "zb.memory", "zb.memory_link")
 	}
 	resetConf := func() error {
 		_, err := pool.Exec(ctx, `UPDATE zb.memory SET conf_alpha = 2, conf_beta = 1 WHERE tenant_id = $1 AND id = ANY ($2)`, maintTenant, tree)

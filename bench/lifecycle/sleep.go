@@ -119,10 +119,11 @@ func sleepOne(ctx context.Context, c *Config, n int) (*SleepFigure, error) {
 			return nil, err
 		}
 	}
-	for _, sql := range []string{`DELETE FROM river.river_job`, `VACUUM (ANALYZE)`} {
-		if _, err := bdb.pool.Exec(ctx, sql); err != nil {
-			return nil, err
-		}
+	if _, err := bdb.pool.Exec(ctx, `DELETE FROM river.river_job`); err != nil {
+		return nil, err
+	}
+	if err := steady(ctx, c, bdb.pool); err != nil {
+		return nil, err
 	}
 	if unavailable == "" {
 		if unavailable = stmtstats.Reset(ctx, bdb.pool); unavailable != "" {

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/pgvector/pgvector-go"
 
+	"github.com/zenbrain/zb/bench/internal/pgvacuum"
 	"github.com/zenbrain/zb/coordinator"
 	"github.com/zenbrain/zb/embed"
 )
@@ -50,42 +51,9 @@ type RecallFigure struct {
 	// Parts is where the read-only recalls' time went (RecallResult.Timing).
 	Parts RecallParts `json:"parts"`
 	// Visible is the share of zb.memory's and zb.memory_posting's pages that the visibility map
-	// marks all-visible before the timed recalls, after VacuumRounds VACUUMs (vacuumVisible).
+	// marks all-visible before the timed recalls, after VacuumRounds VACUUMs (pgvacuum.Visible).
 	Visible      float64 `json:"visible_share"`
 	VacuumRounds int     `json:"vacuum_rounds"`
-}
-
-// visibleEnough is the share of all-visible pages at which vacuumVisible stops.
-const visibleEnough = 0.995
-
-// vacuumVisible vacuums and analyzes tables until the visibility map marks (nearly) all their
-// pages all-visible, as autovacuum leaves them in a steady state, and returns that share and
-// the number of VACUUMs it took. A VACUUM cannot mark rows all-visible while another
-// transaction's snapshot predates them — after a bulk load typically an autovacuum ANALYZE that
-// began during the load's last statements — and an index-only scan then reads the heap for
-// every row: in one 10k tenant recall's lexical half took 7–10 ms instead of 3.5 in about half
-// the runs until this wait. It retries every 200 ms for at most maxWait, then returns what it
-// reached.
-func vacuumVisible(ctx context.Context, pool *pgxpool.Pool, maxWait time.Duration, tables ...string) (float64, int, error) {
-	deadline := time.Now().Add(maxWait)
-	for round := 1; ; round++ {
-		if _, err := pool.Exec(ctx, `VACUUM (ANALYZE) `+strings.Join(tables, ", ")); err != nil {
-			return 0, round, err
-		}
-		var share float64
-		if err := pool.QueryRow(ctx, `SELECT coalesce(sum(relallvisible)::float8 / nullif(sum(relpages), 0), 1)
-			FROM pg_class WHERE oid = ANY ($1::regclass[])`, tables).Scan(&share); err != nil {
-			return 0, round, err
-		}
-		if share >= visibleEnough || time.Now().After(deadline) {
-			return share, round, nil
-		}
-		select {
-		case <-ctx.Done():
-			return share, round, ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
 }
 
 // RecallParts are the p50s of the parts of the timed recalls (RecallResult.Timing), in ms:
@@ -182,10 +150,10 @@ func benchRecallSize(ctx context.Context, c *Config, n, tenants int, doLoad bool
 	// lexical half reads them index-only) and analyzed them; on a freshly loaded table every
 	// posting an index-only scan returns is checked against the heap (0023 makes autovacuum visit
 	// the postings after 2 % of new rows instead of 20 %).
-	if f.Visible, f.VacuumRounds, err = vacuumVisible(ctx, bdb.pool, time.Minute, "zb.memory", "zb.memory_posting"); err != nil {
+	if f.Visible, f.VacuumRounds, err = pgvacuum.Visible(ctx, bdb.pool, time.Minute, "zb.memory", "zb.memory_posting"); err != nil {
 		return err
 	}
-	if f.Visible < visibleEnough {
+	if f.Visible < pgvacuum.Enough {
 		c.Logger.Warn("visibility map incomplete before the timed recalls", "n", n, "tenants", tenants, "visible", f.Visible)
 	}
 	c.Logger.Info("loaded", "n", n, "tenants", tenants, "load_s", f.Load, "index_s", f.IndexBuild)

@@ -1,4 +1,4 @@
-package perf
+package pgvacuum
 
 import (
 	"context"
@@ -12,7 +12,10 @@ import (
 	"github.com/zenbrain/zb/internal/zbtest"
 )
 
-// A VACUUM cannot mark rows all-visible while an older snapshot lives; vacuumVisible retries
+// TestMain checks for leaked goroutines after the tests (zbtest.Main runs goleak).
+func TestMain(m *testing.M) { zbtest.Main(m) }
+
+// A VACUUM cannot mark rows all-visible while an older snapshot lives; Visible retries
 // until it is gone, and reports the share it reached when it is not.
 func TestVacuumVisibleWaitsForOlderSnapshots(t *testing.T) {
 	t.Parallel()
@@ -30,7 +33,7 @@ func TestVacuumVisibleWaitsForOlderSnapshots(t *testing.T) {
 	_, err = pool.Exec(ctx, `INSERT INTO public.vis SELECT g, repeat('x', 200) FROM generate_series(1, 5000) g`)
 	require.NoError(t, err)
 
-	share, rounds, err := vacuumVisible(ctx, pool, 300*time.Millisecond, "public.vis")
+	share, rounds, err := Visible(ctx, pool, 300*time.Millisecond, "public.vis")
 	require.NoError(t, err)
 	require.Less(t, share, 0.01, "no page can be all-visible under the older snapshot")
 	require.GreaterOrEqual(t, rounds, 2, "it retried until its deadline")
@@ -41,15 +44,32 @@ func TestVacuumVisibleWaitsForOlderSnapshots(t *testing.T) {
 		time.Sleep(500 * time.Millisecond)
 		_ = old.Rollback(ctx)
 	})
-	share, rounds, err = vacuumVisible(ctx, pool, 30*time.Second, "public.vis")
+	share, rounds, err = Visible(ctx, pool, 30*time.Second, "public.vis")
 	wg.Wait()
 	require.NoError(t, err)
-	require.GreaterOrEqual(t, share, visibleEnough)
+	require.GreaterOrEqual(t, share, Enough)
 	require.GreaterOrEqual(t, rounds, 2)
 
 	// Nothing in the way: one VACUUM.
-	share, rounds, err = vacuumVisible(ctx, pool, time.Second, "public.vis")
+	share, rounds, err = Visible(ctx, pool, time.Second, "public.vis")
 	require.NoError(t, err)
 	require.Equal(t, 1.0, share)
 	require.Equal(t, 1, rounds)
+}
+
+// Without tables: the whole database, the share over schema zb's tables.
+func TestVacuumVisibleDatabase(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := zbtest.Pool(t, nil)
+	_, err := pool.Exec(ctx, `INSERT INTO zb.tenant (id) SELECT 'vis' || g FROM generate_series(1, 2000) g`)
+	require.NoError(t, err)
+	share, rounds, err := Visible(ctx, pool, 10*time.Second)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, share, Enough)
+	require.Positive(t, rounds)
+	var visible, pages int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT relallvisible, relpages FROM pg_class WHERE oid = 'zb.tenant'::regclass`).Scan(&visible, &pages))
+	require.Positive(t, pages)
+	require.Equal(t, pages, visible, "the whole database was vacuumed")
 }
