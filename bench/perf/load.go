@@ -74,9 +74,9 @@ type LoadFigure struct {
 // RSSInterval is how often the load test samples the resident set.
 const RSSInterval = 500 * time.Millisecond
 
-// workerConnsLimit is zbworker's pool size at its defaults (concurrency 4 × the derive and
-// lifecycle queues + 4, cmd/zbworker).
-const workerConnsLimit = 4*2 + 4
+// workerConnsLimit is zbworker's pool size at its defaults: its concurrency per queue times
+// its two queues (derive and lifecycle), plus 4 (cmd/zbworker).
+const workerConnsLimit = worker.ConcurrencyDefault*2 + 4
 
 // Statement is one row of pg_stat_statements.
 type Statement = stmtstats.Statement
