@@ -204,15 +204,12 @@ func benchLoad(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embedder,
 	}
 	wg.Wait()
 	f.Duration = time.Since(start).Seconds()
-	if rss, conns, samples, err := watch.Stop(ctx, watchPid, connCount); err != nil {
+	if rss, hwm, conns, samples, err := watch.Stop(ctx, watchPid, connCount); err != nil {
 		f.RSSUnavailable = err.Error()
 	} else {
-		f.RSSMiB, f.RSSSamples, f.RSSMet = rss, samples, rss <= RSSTargetMiB
+		f.RSSMiB, f.RSSHWMMiB, f.RSSSamples, f.RSSMet = rss, hwm, samples, rss <= RSSTargetMiB
 		if xw != nil {
 			f.WorkerConns = conns
-		}
-		if _, hwm, err := procMemory(watchPid); err == nil {
-			f.RSSHWMMiB = hwm
 		}
 	}
 	if xw != nil {

@@ -43,6 +43,7 @@ type memWatch struct {
 
 	mu       sync.Mutex
 	maxRSS   float64
+	hwm      float64 // of the latest sample
 	maxCount int
 	samples  int
 	err      error
@@ -71,7 +72,7 @@ func watchMemory(ctx context.Context, pid int, every time.Duration, count func(c
 }
 
 func (w *memWatch) sample(ctx context.Context, pid int, count func(context.Context) (int, error)) {
-	rss, _, err := procMemory(pid)
+	rss, hwm, err := procMemory(pid)
 	n := -1
 	if count != nil {
 		if c, cerr := count(ctx); cerr == nil {
@@ -85,23 +86,23 @@ func (w *memWatch) sample(ctx context.Context, pid int, count func(context.Conte
 		return
 	}
 	w.samples++
-	w.maxRSS = max(w.maxRSS, rss)
+	w.maxRSS, w.hwm = max(w.maxRSS, rss), hwm
 	w.maxCount = max(w.maxCount, n)
 }
 
-// Stop ends the sampling (after one last sample) and returns the peak resident set in MiB,
-// the largest count, the number of samples and the last sampling error when no sample
-// succeeded.
-func (w *memWatch) Stop(ctx context.Context, pid int, count func(context.Context) (int, error)) (rss float64, n, samples int, err error) {
+// Stop ends the sampling (after one last sample) and returns the peak resident set and the
+// last sample's high-water mark (VmHWM) in MiB, the largest count, the number of samples and
+// the last sampling error when no sample succeeded.
+func (w *memWatch) Stop(ctx context.Context, pid int, count func(context.Context) (int, error)) (rss, hwm float64, n, samples int, err error) {
 	close(w.stop)
 	<-w.done
 	w.sample(ctx, pid, count)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.samples == 0 {
-		return 0, 0, 0, w.err
+		return 0, 0, 0, 0, w.err
 	}
-	return w.maxRSS, w.maxCount, w.samples, nil
+	return w.maxRSS, w.hwm, w.maxCount, w.samples, nil
 }
 
 // extWorker is a zbworker program run as a separate process.

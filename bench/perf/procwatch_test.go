@@ -41,7 +41,7 @@ func TestWatchMemorySeesGrowth(t *testing.T) {
 		buf[i] = 1
 	}
 	time.Sleep(50 * time.Millisecond)
-	rss, n, samples, err := w.Stop(ctx, os.Getpid(), count)
+	rss, _, n, samples, err := w.Stop(ctx, os.Getpid(), count)
 	require.NoError(t, err)
 	require.Greater(t, rss, before+32, "the peak must see most of the 64 MiB (before %.1f MiB)", before)
 	require.GreaterOrEqual(t, samples, 2)

@@ -22,21 +22,17 @@ const Enough = 0.995
 // perf benchmark's runs until it waited for this. Visible retries every 200 ms for at most
 // maxWait, then returns what it reached.
 func Visible(ctx context.Context, pool *pgxpool.Pool, maxWait time.Duration, tables ...string) (float64, int, error) {
-	vacuum, check := `VACUUM (ANALYZE) `+strings.Join(tables, ", "), `SELECT coalesce(sum(relallvisible)::float8 / nullif(sum(relpages), 0), 1)
-		FROM pg_class WHERE oid = ANY ($1::regclass[])`
-	args := []any{tables}
-	if len(tables) == 0 {
-		vacuum, check = `VACUUM (ANALYZE)`, `SELECT coalesce(sum(relallvisible)::float8 / nullif(sum(relpages), 0), 1)
-			FROM pg_class WHERE relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = 'zb') AND relkind = 'r'`
-		args = nil
-	}
+	vacuum := strings.TrimSpace(`VACUUM (ANALYZE) ` + strings.Join(tables, ", "))
+	const check = `SELECT coalesce(sum(relallvisible)::float8 / nullif(sum(relpages), 0), 1) FROM pg_class
+		WHERE CASE WHEN cardinality($1::text[]) > 0 THEN oid = ANY ($1::text[]::regclass[])
+		           ELSE relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = 'zb') AND relkind = 'r' END`
 	deadline := time.Now().Add(maxWait)
 	for round := 1; ; round++ {
 		if _, err := pool.Exec(ctx, vacuum); err != nil {
 			return 0, round, err
 		}
 		var share float64
-		if err := pool.QueryRow(ctx, check, args...).Scan(&share); err != nil {
+		if err := pool.QueryRow(ctx, check, tables).Scan(&share); err != nil {
 			return 0, round, err
 		}
 		if share >= Enough || time.Now().After(deadline) {
