@@ -18,12 +18,13 @@ import (
 	"github.com/zenbrain/zb/internal/zbtest"
 )
 
-// BenchmarkLexicalHalf compares the two ways of recall's lexical half (0024) on one tenant of
-// 20 000 generated memories whose four-term queries each match about a tenth of the tenant in
-// every term: 0019's hash grouping (forced with a huge zb.lexical_merge_min_docs) and the merge
-// in memory order. Each iteration runs the same query both ways, alternating which goes first,
-// checks that both return the same candidates, and the "merge/hash" metric is the ratio of
-// their summed times in this run (lower is better; 0.6–0.7 at 100k on the development machine).
+// BenchmarkLexicalHalf compares the ways of recall's lexical half on one tenant of generated
+// memories whose four-term queries each match about a tenth of the tenant in every term: in SQL
+// (zb.lexical_scorer = sql) 0019's hash grouping (forced with a huge zb.lexical_merge_min_docs)
+// and 0024's merge in memory order, and, where the zb_lexical extension is installed, the
+// compiled scorer (0032). Each iteration runs the same query every way, rotating which goes
+// first, checks that all return the same candidates, and the "merge/hash" and "compiled/merge"
+// metrics are the ratios of their summed times in this run (lower is better).
 //
 //	go test ./coordinator -run '^$' -bench LexicalHalf -benchtime 100x
 func BenchmarkLexicalHalf(b *testing.B) {
@@ -84,21 +85,30 @@ func benchLexicalHalf(b *testing.B, n int) {
 		WHERE tenant_id = $1`, tenant).Scan(&docs, &avgdl); err != nil {
 		b.Fatal(err)
 	}
-	conn := func(minDocs string) *pgxpool.Conn {
+	conn := func(minDocs, scorer string) *pgxpool.Conn {
 		c, err := pool.Acquire(ctx)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := c.Exec(ctx, "SELECT set_config('zb.lexical_merge_min_docs', $1, false)", minDocs); err != nil {
+		if _, err := c.Exec(ctx, "SELECT set_config('zb.lexical_merge_min_docs', $1, false), set_config('zb.lexical_scorer', $2, false)",
+			minDocs, scorer); err != nil {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() {
-			_, _ = c.Exec(context.Background(), "RESET zb.lexical_merge_min_docs")
+			_, _ = c.Exec(context.Background(), "RESET zb.lexical_merge_min_docs; RESET zb.lexical_scorer")
 			c.Release()
 		})
 		return c
 	}
-	hash, merge := conn("1000000000"), conn("0")
+	hash, merge := conn("1000000000", "sql"), conn("0", "sql")
+	var compiled *pgxpool.Conn
+	var have bool
+	if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'zb_lexical')`).Scan(&have); err != nil {
+		b.Fatal(err)
+	}
+	if have {
+		compiled = conn("0", "compiled")
+	}
 	allLayers := []string{"working", "short_term", "episodic", "semantic", "procedural", "core", "cross_context"}
 	queries := make([][]string, 32)
 	for i := range queries {
@@ -114,33 +124,39 @@ func benchLexicalHalf(b *testing.B, n int) {
 		}
 		return ids, time.Since(t)
 	}
+	ways := []*pgxpool.Conn{hash, merge}
+	if compiled != nil {
+		ways = append(ways, compiled)
+	}
 	// Warm-up: each connection plans its statements once, and the postings are read once.
 	for _, terms := range queries {
-		run(hash, terms)
-		run(merge, terms)
+		for _, c := range ways {
+			run(c, terms)
+		}
 	}
-	var hashT, mergeT time.Duration
+	spent := make([]time.Duration, len(ways))
 	i := 0
 	b.ResetTimer()
 	for b.Loop() {
 		terms := queries[i%len(queries)]
-		var hIDs, mIDs []int64
-		var dh, dm time.Duration
-		if i%2 == 0 {
-			hIDs, dh = run(hash, terms)
-			mIDs, dm = run(merge, terms)
-		} else {
-			mIDs, dm = run(merge, terms)
-			hIDs, dh = run(hash, terms)
+		var first []int64
+		for j := range ways {
+			w := (i + j) % len(ways)
+			ids, d := run(ways[w], terms)
+			if j == 0 {
+				first = ids
+			} else if !slices.Equal(first, ids) {
+				b.Fatalf("query %v: the ways differ: %v vs %v", terms, first, ids)
+			}
+			spent[w] += d
 		}
-		if !slices.Equal(hIDs, mIDs) {
-			b.Fatalf("query %v: the two ways differ: %v vs %v", terms, hIDs, mIDs)
-		}
-		hashT += dh
-		mergeT += dm
 		i++
 	}
-	b.ReportMetric(float64(mergeT)/float64(hashT), "merge/hash")
-	b.ReportMetric(float64(hashT.Microseconds())/1000/float64(i), "hash-ms/query")
-	b.ReportMetric(float64(mergeT.Microseconds())/1000/float64(i), "merge-ms/query")
+	b.ReportMetric(float64(spent[1])/float64(spent[0]), "merge/hash")
+	b.ReportMetric(float64(spent[0].Microseconds())/1000/float64(i), "hash-ms/query")
+	b.ReportMetric(float64(spent[1].Microseconds())/1000/float64(i), "merge-ms/query")
+	if compiled != nil {
+		b.ReportMetric(float64(spent[2])/float64(spent[1]), "compiled/merge")
+		b.ReportMetric(float64(spent[2].Microseconds())/1000/float64(i), "compiled-ms/query")
+	}
 }

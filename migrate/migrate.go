@@ -182,9 +182,14 @@ type Status struct {
 	RiverLatest     int               `json:"river_latest"`
 	EmbeddingDim    int               `json:"embedding_dim,omitempty"`
 	PgvectorVersion string            `json:"pgvector_version,omitempty"`
-	ServerVersion   string            `json:"server_version"`
-	UnknownVersions []int             `json:"unknown_versions,omitempty"`
-	UpToDate        bool              `json:"up_to_date"`
+	// LexicalScorer is zb.lexical_scorer() (migration 0032): compiled when the zb_lexical
+	// extension scores recall's unfiltered lexical half, sql otherwise; empty before 0032.
+	LexicalScorer string `json:"lexical_scorer,omitempty"`
+	// ZbLexicalVersion is the installed zb_lexical extension's version, empty without it.
+	ZbLexicalVersion string `json:"zb_lexical_version,omitempty"`
+	ServerVersion    string `json:"server_version"`
+	UnknownVersions  []int  `json:"unknown_versions,omitempty"`
+	UpToDate         bool   `json:"up_to_date"`
 }
 
 // Migrator applies migrations through a pool.
@@ -404,6 +409,8 @@ func (m *Migrator) Status(ctx context.Context) (*Status, error) {
 		return nil, fmt.Errorf("error reading server version: %w", err)
 	}
 	_ = tx.QueryRow(ctx, "SELECT coalesce((SELECT extversion FROM pg_extension WHERE extname = 'vector'), '')").Scan(&st.PgvectorVersion)
+	_ = tx.QueryRow(ctx, "SELECT coalesce((SELECT extversion FROM pg_extension WHERE extname = 'zb_lexical'), '')").Scan(&st.ZbLexicalVersion)
+	lexicalScorer(ctx, tx, st)
 	applied := map[int]Applied{}
 	var exists bool
 	if err := tx.QueryRow(ctx, "SELECT to_regclass('zb_meta.migration') IS NOT NULL").Scan(&exists); err != nil {
@@ -551,6 +558,23 @@ func resolveDim(ctx context.Context, tx pgx.Tx, asked int) (int, error) {
 			"and 'zbctl migrate up --embedding-dim %d'", ErrDimensionMismatch, dim, asked, asked)
 	}
 	return dim, nil
+}
+
+// lexicalScorer reads zb.lexical_scorer() (0032) into st when the database has it, in a
+// savepoint: a bad zb.lexical_scorer setting makes it raise, and that must not abort the status.
+func lexicalScorer(ctx context.Context, tx pgx.Tx, st *Status) {
+	var have bool
+	if err := tx.QueryRow(ctx, "SELECT to_regprocedure('zb.lexical_scorer()') IS NOT NULL").Scan(&have); err != nil || !have {
+		return
+	}
+	sp, err := tx.Begin(ctx)
+	if err != nil {
+		return
+	}
+	defer func() { _ = sp.Rollback(ctx) }()
+	if err := sp.QueryRow(ctx, "SELECT zb.lexical_scorer()").Scan(&st.LexicalScorer); err != nil {
+		st.LexicalScorer = ""
+	}
 }
 
 func checkPgvector(ctx context.Context, tx pgx.Tx) error {

@@ -3,6 +3,9 @@
 #   - a PostgreSQL server >= 15 (binaries: initdb, pg_ctl, postgres),
 #   - the pgvector extension >= 0.8 for that server (a Debian package when one exists,
 #     otherwise built from Debian trixie's pgvector source package),
+#   - zenbrain's own extension zb_lexical (ext/zb_lexical: recall's lexical half compiled), built
+#     with PGXS and installed for that server — optional: without root it is skipped and recall
+#     scores BM25 in SQL,
 #   - the Go tools the build uses, pinned (sqlc), installed into ./bin.
 # It is idempotent: when everything is present it only checks, in a few seconds.
 # Environment:
@@ -140,6 +143,37 @@ ensure_pgvector() {
 	say "pgvector $v installed"
 }
 
+# ensure_zb_lexical builds ext/zb_lexical against the server and installs it, when the installed
+# build is not of these sources (a hash of them is installed beside the control file).
+ensure_zb_lexical() {
+	local pgc=$PG_CONFIG major src hash marker work
+	src="$here/ext/zb_lexical"
+	major=$("$pgc" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
+	hash=$(cd "$src" && cat Makefile zb_lexical.control zb_lexical--*.sql zb_lexical.c | sha256sum | cut -c1-16)
+	marker="$("$pgc" --sharedir)/extension/zb_lexical.srchash"
+	if [ -f "$marker" ] && [ "$(cat "$marker")" = "$hash" ] && [ -f "$("$pgc" --pkglibdir)/zb_lexical.so" ]; then
+		say "zb_lexical $hash"
+		return
+	fi
+	if [ ! -f "$("$pgc" --pgxs)" ] || ! command -v gcc >/dev/null 2>&1 || ! command -v make >/dev/null 2>&1; then
+		apt_install "postgresql-server-dev-$major" build-essential || {
+			say "zb_lexical not installed (no postgresql-server-dev-$major or C toolchain, and none could be installed): recall scores BM25 in SQL"
+			return
+		}
+	fi
+	work=$(mktemp -d /tmp/zb-lexical.XXXXXX)
+	cp "$src"/Makefile "$src"/zb_lexical.control "$src"/zb_lexical--*.sql "$src"/zb_lexical.c "$work/"
+	make -s -C "$work" PG_CONFIG="$pgc" with_llvm=no >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; die "zb_lexical build failed"; }
+	if ! as_root make -s -C "$work" PG_CONFIG="$pgc" with_llvm=no install >/dev/null 2>&1 ||
+		! printf '%s\n' "$hash" | as_root tee "$marker" >/dev/null; then
+		say "zb_lexical not installed (need root or passwordless sudo): recall scores BM25 in SQL"
+		rm -rf "$work"
+		return
+	fi
+	rm -rf "$work"
+	say "zb_lexical $hash installed (CREATE EXTENSION happens in migration 0032, or by a superuser later)"
+}
+
 ensure_go_tools() {
 	command -v go >/dev/null 2>&1 || die "Go is not on PATH (need Go >= 1.26; https://go.dev/dl/)"
 	mkdir -p "$bindir"
@@ -156,6 +190,7 @@ ensure_go_tools() {
 if [ "${ZB_SKIP_PG:-0}" != 1 ]; then
 	ensure_postgres
 	ensure_pgvector
+	ensure_zb_lexical
 else
 	say "ZB_SKIP_PG=1: not checking the local PostgreSQL and pgvector"
 fi

@@ -108,6 +108,10 @@ type Config struct {
 	// RecallSplitMinDocs is passed to the coordinator (Config.RecallSplitMinDocs): 0 its
 	// default, -1 recall's candidates always in one statement.
 	RecallSplitMinDocs int64
+	// LexicalScorer, when set, is the setting zb.lexical_scorer of every benchmark database
+	// (auto, sql or compiled: migration 0032): "sql" measures recall without the zb_lexical
+	// extension on a server that has it. Empty leaves the server's default (auto).
+	LexicalScorer string
 	// Seed seeds the generated content and queries.
 	Seed uint64
 	// Logger receives progress. Defaults to a discarding logger.
@@ -171,6 +175,11 @@ func (c *Config) validate() error {
 	}
 	if c.LoadDuration != -1 && c.LoadDuration < 100*time.Millisecond {
 		return fmt.Errorf("perf: Config.LoadDuration must be -1 or at least 100ms, got %v", c.LoadDuration)
+	}
+	switch c.LexicalScorer {
+	case "", "auto", "sql", "compiled":
+	default:
+		return fmt.Errorf("perf: Config.LexicalScorer must be auto, sql or compiled, got %q", c.LexicalScorer)
 	}
 	if c.WorkerBin != "" {
 		if c.NoWorker {
@@ -239,6 +248,7 @@ func Run(ctx context.Context, cfg *Config) (*Results, error) {
 			"batch_size": c.BatchSize, "stores": c.Stores, "clients": c.Clients, "load_duration_s": c.LoadDuration.Seconds(),
 			"pool_size": c.PoolSize, "worker": !c.NoWorker, "worker_bin": c.WorkerBin, "seed": c.Seed, "k": K,
 			"recall_split_min_docs": c.RecallSplitMinDocs,
+			"lexical_scorer":        c.LexicalScorer,
 		},
 	}
 	if err := describeServer(ctx, c.AdminURL, &res.Machine); err != nil {
@@ -367,6 +377,12 @@ func newDB(ctx context.Context, c *Config, maxConns int32) (*benchDB, error) {
 		defer cancel()
 		if err := adminExec(dctx, c.AdminURL, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
 			c.Logger.Warn("error dropping benchmark database", "db", name, "error", err)
+		}
+	}
+	if c.LexicalScorer != "" {
+		if err := adminExec(ctx, c.AdminURL, fmt.Sprintf("ALTER DATABASE %s SET zb.lexical_scorer = '%s'", name, c.LexicalScorer)); err != nil {
+			drop()
+			return nil, fmt.Errorf("error setting zb.lexical_scorer on %s: %w", name, err)
 		}
 	}
 	u, err := withDatabase(c.AdminURL, name)

@@ -35,6 +35,7 @@ func TestConfigValidation(t *testing.T) {
 		{"clients", perf.Config{AdminURL: "postgres://x/y", Clients: 5000}, "Clients"},
 		{"duration", perf.Config{AdminURL: "postgres://x/y", LoadDuration: 5}, "LoadDuration"},
 		{"worker both ways", perf.Config{AdminURL: "postgres://x/y", WorkerBin: "/bin/true", NoWorker: true}, "exclude each other"},
+		{"lexical scorer", perf.Config{AdminURL: "postgres://x/y", LexicalScorer: "fast"}, "LexicalScorer"},
 		{"worker missing", perf.Config{AdminURL: "postgres://x/y", WorkerBin: "/nonexistent/zbworker"}, "WorkerBin"},
 	}
 	for _, tc := range cases {

@@ -54,6 +54,9 @@ type RecallFigure struct {
 	// marks all-visible before the timed recalls, after VacuumRounds VACUUMs (pgvacuum.Visible).
 	Visible      float64 `json:"visible_share"`
 	VacuumRounds int     `json:"vacuum_rounds"`
+	// LexicalScorer is what zb.lexical_scorer() said in the benchmark database: compiled (the
+	// zb_lexical extension scores the unfiltered lexical half) or sql.
+	LexicalScorer string `json:"lexical_scorer"`
 }
 
 // RecallParts are the p50s of the parts of the timed recalls (RecallResult.Timing), in ms:
@@ -155,6 +158,9 @@ func benchRecallSize(ctx context.Context, c *Config, n, tenants int, doLoad bool
 	}
 	if f.Visible < pgvacuum.Enough {
 		c.Logger.Warn("visibility map incomplete before the timed recalls", "n", n, "tenants", tenants, "visible", f.Visible)
+	}
+	if err := bdb.pool.QueryRow(ctx, `SELECT zb.lexical_scorer()`).Scan(&f.LexicalScorer); err != nil {
+		return fmt.Errorf("error reading the lexical scorer: %w", err)
 	}
 	c.Logger.Info("loaded", "n", n, "tenants", tenants, "load_s", f.Load, "index_s", f.IndexBuild)
 

@@ -1,6 +1,7 @@
 package perf
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -51,6 +52,11 @@ func (r *Results) Markdown(w io.Writer) {
 			vis = append(vis, fmt.Sprintf("%d in %d: %.1f %% (%d VACUUM)", f.N, f.Tenants, 100*f.Visible, f.VacuumRounds))
 		}
 		fmt.Fprintf(w, "All-visible pages of zb.memory and zb.memory_posting before the timed recalls: %s.\n\n", strings.Join(vis, "; "))
+		scorers := make([]string, 0, len(r.Recall))
+		for _, f := range r.Recall {
+			scorers = append(scorers, fmt.Sprintf("%d in %d: %s", f.N, f.Tenants, cmp.Or(f.LexicalScorer, "sql (before 0032)")))
+		}
+		fmt.Fprintf(w, "Lexical scorer (zb.lexical_scorer(), migration 0032): %s.\n\n", strings.Join(scorers, "; "))
 		partsMarkdown(w, r.Recall)
 	}
 	if len(r.Filtered) > 0 {

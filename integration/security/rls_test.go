@@ -311,6 +311,13 @@ func probeFunctions(t *testing.T, e *env, tx pgx.Tx, b *world) {
 		"recall_lexical_scan": {"SELECT cardinality(ids) FROM zb.recall_lexical_scan('tenant-b', ARRAY['bravomarka'], 1, 1, 1, " + layers + ", 8, now(), NULL, NULL, NULL, NULL, true)", empty},
 		// 0018: the postings half (live recall) and the GIN half (deep recall) behind recall_lexical_scan.
 		"recall_lexical_postings": {"SELECT cardinality(ids) FROM zb.recall_lexical_postings('tenant-b', ARRAY['bravomarka'], 1, 1, 1, " + layers + ", 8, now(), NULL, NULL, NULL, NULL)", empty},
+		// 0032: the SQL lexical half behind the dispatcher, and the compiled one (zb_lexical),
+		// which reads the postings without row-level security: only the schema's owner may
+		// execute it, and its definer wrapper only that owner and the <prefix>_search role.
+		"recall_lexical_postings_sql": {"SELECT cardinality(ids) FROM zb.recall_lexical_postings_sql('tenant-b', ARRAY['bravomarka'], 1, 1, 1, " + layers + ", 8, now(), NULL, NULL, NULL, NULL)", empty},
+		"lexical_topk":                {"SELECT cardinality(ids) FROM zb.lexical_topk('tenant-b', ARRAY['bravomarka'], 1, 1, 1, " + layers + ", 8, now())", denied},
+		"lexical_topk_definer":        {"SELECT cardinality(ids) FROM zb.lexical_topk_definer('tenant-b', ARRAY['bravomarka'], 1, 1, 1, " + layers + ", 8, now())", denied},
+		"lexical_scorer":              {"SELECT zb.lexical_scorer()", none},
 		// 0024: the postings merged in memory order, behind recall_lexical_postings.
 		"recall_lexical_merge": {"SELECT cardinality(zb.recall_lexical_merge('tenant-b', ARRAY['bravomarka'], ARRAY[1.0::float8], 1, " + layers + ", 8, now(), NULL, NULL, NULL, NULL))", empty},
 		"recall_lexical_gin":   {"SELECT cardinality(ids) FROM zb.recall_lexical_gin('tenant-b', ARRAY['bravomarka'], 1, 1, 1, " + layers + ", 8, now(), NULL, NULL, NULL, NULL, true)", empty},
@@ -349,6 +356,12 @@ func probeFunctions(t *testing.T, e *env, tx pgx.Tx, b *world) {
 		"tenant_setting":      {"SELECT zb.tenant_setting()", none},
 		"role_name":           {"SELECT zb.role_name('app')", none},
 		"embedding_dim":       {"SELECT zb.embedding_dim()", none},
+	}
+	// zb.lexical_topk exists only where the zb_lexical extension is installed.
+	var compiled bool
+	require.NoError(t, tx.QueryRow(ctx, `SELECT to_regproc('zb.lexical_topk') IS NOT NULL`).Scan(&compiled))
+	if !compiled {
+		delete(probes, "lexical_topk")
 	}
 	rows, err := tx.Query(ctx, `SELECT p.proname, p.oid::regprocedure::text, p.pronargs, p.prosecdef FROM pg_proc p
 		WHERE p.pronamespace = 'zb'::regnamespace AND p.prokind = 'f' AND p.provolatile <> 'i'
@@ -403,7 +416,8 @@ func probeFunctions(t *testing.T, e *env, tx pgx.Tx, b *world) {
 		require.True(t, seen[key], "probe %s matches no function of schema zb", key)
 	}
 	sort.Strings(definers)
-	require.Equal(t, []string{"erase", "erase_memories", "recall_lexical", "recall_vector"}, definers, "the SECURITY DEFINER functions")
+	require.Equal(t, []string{"erase", "erase_memories", "lexical_topk_definer", "recall_lexical", "recall_vector"}, definers,
+		"the SECURITY DEFINER functions")
 }
 
 func joinIDs(ids []int64) string {

@@ -127,6 +127,14 @@ transaction: on error, nothing changes.`,
 			if st.EmbeddingDim > 0 {
 				fmt.Fprintf(a.stdout, "embedding dimension %d; PostgreSQL %s; pgvector %s\n", st.EmbeddingDim, st.ServerVersion, st.PgvectorVersion)
 			}
+			switch {
+			case st.LexicalScorer == "compiled":
+				fmt.Fprintf(a.stdout, "lexical scorer: compiled (zb_lexical %s)\n", st.ZbLexicalVersion)
+			case st.LexicalScorer != "" && st.ZbLexicalVersion == "":
+				fmt.Fprintln(a.stdout, "lexical scorer: sql (the zb_lexical extension is not installed: make deps builds it, a superuser runs CREATE EXTENSION zb_lexical SCHEMA zb)")
+			case st.LexicalScorer != "":
+				fmt.Fprintf(a.stdout, "lexical scorer: sql (zb_lexical %s installed; the setting zb.lexical_scorer or a missing grant keeps it off)\n", st.ZbLexicalVersion)
+			}
 			if len(st.UnknownVersions) > 0 {
 				fmt.Fprintf(a.stdout, "the database has migrations this zbctl does not know: %v (a newer release applied them)\n", st.UnknownVersions)
 			}

@@ -50,6 +50,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	duration := fs.Duration("duration", perf.LoadDurationDefault, "length of the load test (-1ns skips it)")
 	poolSize := fs.Int("pool", perf.PoolSizeDefault, "client pool size of the load test")
 	noWorker := fs.Bool("no-worker", false, "run the load test without a worker")
+	scorer := fs.String("lexical-scorer", "", "zb.lexical_scorer of the benchmark databases: auto, sql or compiled (migration 0032;\nempty: the server's default, auto)")
 	workerBin := fs.String("worker-bin", "auto", "zbworker program the load test runs as a separate process, its memory, goroutines and connections measured\n(auto: the zbworker beside this program, if any; empty: the worker in-process)")
 	keep := fs.Bool("keep", false, "keep the recall databases (for profiling; needs ZB_DATABASE_URL)")
 	multiOnly := fs.Bool("multi-only", false, "measure only the multi-tenant layout (skip the one-tenant layout)")
@@ -97,7 +98,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		AdminURL: getenv("ZB_DATABASE_URL"), Dim: *dim, Sizes: sz, Tenants: *tenants, Queries: *queries,
 		FilteredQueries: *filtered, PartialMax: *partialMax, ImportSize: *importSize, BatchSize: *batch, Stores: *stores,
 		Clients: *clients, LoadDuration: *duration, PoolSize: *poolSize, NoWorker: *noWorker, WorkerBin: *workerBin, Keep: *keep, MultiOnly: *multiOnly,
-		RecallSplitMinDocs: *split, Seed: *seed, Logger: logger,
+		RecallSplitMinDocs: *split, LexicalScorer: *scorer, Seed: *seed, Logger: logger,
 		// Partial results are saved after each figure, so a long run that is stopped keeps them.
 		OnProgress: func(r *perf.Results) {
 			if err := r.Write(*out); err != nil {

@@ -36,7 +36,7 @@ func TestRunTiny(t *testing.T) {
 	code := run([]string{
 		"-worker-bin", workerBin, "-out", dir, "-sizes", "200", "-tenants", "3", "-queries", "8", "-filtered-queries", "4",
 		"-partial-max", "-1", "-import", "100", "-batch", "50", "-stores", "10", "-clients", "4", "-pool", "4", "-duration", "1s",
-		"-dim", "32", "-recall-split", "100",
+		"-dim", "32", "-recall-split", "100", "-lexical-scorer", "sql",
 	},
 		func(k string) string {
 			if k == "ZB_DATABASE_URL" {
@@ -77,6 +77,7 @@ func TestRunTiny(t *testing.T) {
 	for _, f := range res.Recall {
 		require.GreaterOrEqual(t, f.Visible, 0.995, "the visibility map is complete before the timed recalls")
 		require.Positive(t, f.VacuumRounds)
+		require.Equal(t, "sql", f.LexicalScorer, "-lexical-scorer sql reached the benchmark databases")
 		require.Equal(t, 8, f.Bare.N)
 		require.Equal(t, 8, f.Full.N)
 		require.Positive(t, f.Bare.P50)
