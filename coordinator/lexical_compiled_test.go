@@ -3,31 +3,16 @@ package coordinator_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zenbrain/zb/coordinator"
+	"github.com/zenbrain/zb/internal/zbtest"
 )
-
-// requireCompiledScorer skips the test when the server lacks the zb_lexical extension, except
-// under ZB_REQUIRE_ZB_LEXICAL=1 (make test sets it: deps installs the extension), where that fails.
-func requireCompiledScorer(t *testing.T, pool *pgxpool.Pool) {
-	t.Helper()
-	var have bool
-	require.NoError(t, pool.QueryRow(ctxT(t), `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'zb_lexical')`).Scan(&have))
-	if !have {
-		if os.Getenv("ZB_REQUIRE_ZB_LEXICAL") == "1" {
-			t.Fatal("the zb_lexical extension is not installed in the test database (make deps installs it)")
-		}
-		t.Skip("the zb_lexical extension is not installed on this server (make deps installs it)")
-	}
-}
 
 type lexicalOut struct {
 	idf, sidf []float64
@@ -43,7 +28,7 @@ func TestLexicalCompiledExact(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
 	ctx, pool := ctxT(t), b.cfg.Pool
-	requireCompiledScorer(t, pool)
+	zbtest.RequireZbLexical(t, pool)
 	const ten = "lexc"
 
 	sessions := make([]uuid.UUID, 7)
@@ -52,18 +37,7 @@ func TestLexicalCompiledExact(t *testing.T) {
 		require.NoError(t, err)
 		sessions[i] = s
 	}
-	layers := []coordinator.Layer{coordinator.LayerSemantic, coordinator.LayerEpisodic, coordinator.LayerProcedural}
-	var items []coordinator.StoreInput
-	for i := range 1500 {
-		in := coordinator.StoreInput{
-			TenantID: ten, Layer: layers[i%3],
-			Content: fmt.Sprintf("%s repaired the %s %s in %s with the %s", hotName(i), hotWord(i/3), hotWord(i/7+2), hotPlace(i/5), hotWord(i/11)),
-		}
-		if i%4 != 0 {
-			in.SessionID = &sessions[(i/9)%len(sessions)]
-		}
-		items = append(items, in)
-	}
+	items := lexTenantItems(ten, 1500, sessions)
 	b.storeAll(t, ctx, items)
 	// Superseded postings, archived memories (their postings go) and deleted ones (dead entries
 	// until vacuum).
@@ -165,18 +139,11 @@ func TestLexicalCompiledExact(t *testing.T) {
 		defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
 		_, err = tx.Exec(ctx, `SELECT set_config('track_functions', 'all', true), set_config('zb.lexical_scorer', $1, true)`, scorer)
 		require.NoError(t, err)
-		// The backend's counts not yet reported include earlier transactions': the difference.
-		count := func() int64 {
-			var c int64
-			require.NoError(t, tx.QueryRow(ctx, `SELECT coalesce(sum(calls), 0) FROM pg_stat_xact_user_functions
-				WHERE schemaname = 'zb' AND funcname = 'lexical_topk'`).Scan(&c))
-			return c
-		}
-		before := count()
+		before := zbtest.FunctionCalls(t, tx, "zb", "lexical_topk")
 		var o lexicalOut
 		require.NoError(t, tx.QueryRow(ctx, `SELECT idf, sidf, ids FROM zb.recall_lexical_postings($1, $2, $3, 7, $4,
 			$5::zb.memory_layer[], 10, $6, NULL, NULL, NULL, $7)`, ten, common[:4], n, avgdl, all, t0, contexts).Scan(&o.idf, &o.sidf, &o.ids))
-		return o, count() - before
+		return o, zbtest.FunctionCalls(t, tx, "zb", "lexical_topk") - before
 	}
 	for _, scorer := range []string{"auto", "compiled"} {
 		got, c := calls(scorer, nil)
@@ -204,23 +171,12 @@ func TestRecallCompiledLexicalSame(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
 	ctx, pool := ctxT(t), b.cfg.Pool
-	requireCompiledScorer(t, pool)
+	zbtest.RequireZbLexical(t, pool)
 	const ten = "lexr"
-	var items []coordinator.StoreInput
-	layers := []coordinator.Layer{coordinator.LayerSemantic, coordinator.LayerEpisodic, coordinator.LayerProcedural}
-	for i := range 1200 {
-		items = append(items, coordinator.StoreInput{
-			TenantID: ten, Layer: layers[i%3],
-			Content: fmt.Sprintf("%s repaired the %s %s in %s", hotName(i), hotWord(i/3), hotWord(i/7+2), hotPlace(i/5)),
-		})
-	}
+	items := lexTenantItems(ten, 1200, nil)
 	b.storeAll(t, ctx, items)
 
-	sqlCfg := pool.Config().Copy()
-	sqlCfg.ConnConfig.RuntimeParams["zb.lexical_scorer"] = "sql"
-	sqlPool, err := pgxpool.NewWithConfig(ctx, sqlCfg)
-	require.NoError(t, err)
-	defer sqlPool.Close()
+	sqlPool := zbtest.PoolWithParams(t, pool, map[string]string{"zb.lexical_scorer": "sql"})
 	sqlCo, err := coordinator.New(&coordinator.Config{Pool: sqlPool, Embedder: b.cfg.Embedder, Clock: b.clock})
 	require.NoError(t, err)
 
@@ -238,4 +194,22 @@ func TestRecallCompiledLexicalSame(t *testing.T) {
 		require.NotEmpty(t, want.Results, q)
 		require.Equal(t, want.Results, got.Results, q)
 	}
+}
+
+// lexTenantItems are n generated memories of tenant ten in three layers, from a small vocabulary
+// (every term in many memories); with sessions, three of four memories belong to one of them.
+func lexTenantItems(ten string, n int, sessions []uuid.UUID) []coordinator.StoreInput {
+	layers := []coordinator.Layer{coordinator.LayerSemantic, coordinator.LayerEpisodic, coordinator.LayerProcedural}
+	items := make([]coordinator.StoreInput, 0, n)
+	for i := range n {
+		in := coordinator.StoreInput{
+			TenantID: ten, Layer: layers[i%3],
+			Content: fmt.Sprintf("%s repaired the %s %s in %s with the %s", hotName(i), hotWord(i/3), hotWord(i/7+2), hotPlace(i/5), hotWord(i/11)),
+		}
+		if len(sessions) > 0 && i%4 != 0 {
+			in.SessionID = &sessions[(i/9)%len(sessions)]
+		}
+		items = append(items, in)
+	}
+	return items
 }

@@ -2,14 +2,13 @@ package security
 
 import (
 	"fmt"
-	"os"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zenbrain/zb/coordinator"
+	"github.com/zenbrain/zb/internal/zbtest"
 )
 
 // The compiled lexical scorer (zb_lexical, 0032) reads the postings without row-level security,
@@ -21,14 +20,7 @@ func TestCompiledLexicalAsApp(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	ctx := ctxT(t)
-	var have bool
-	require.NoError(t, e.super.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'zb_lexical')`).Scan(&have))
-	if !have {
-		if os.Getenv("ZB_REQUIRE_ZB_LEXICAL") == "1" {
-			t.Fatal("the zb_lexical extension is not installed in the test database (make deps installs it)")
-		}
-		t.Skip("the zb_lexical extension is not installed on this server (make deps installs it)")
-	}
+	zbtest.RequireZbLexical(t, e.super)
 	const tenant = "lex-app"
 	items := make([]coordinator.StoreInput, 0, 1100)
 	layers := []coordinator.Layer{coordinator.LayerSemantic, coordinator.LayerEpisodic, coordinator.LayerProcedural}
@@ -56,32 +48,21 @@ func TestCompiledLexicalAsApp(t *testing.T) {
 	defer func() { _ = tx.Rollback(ctx) }()
 	_, err = tx.Exec(ctx, `SELECT set_config('zb.tenant_id', $1, true)`, tenant)
 	require.NoError(t, err)
-	count := func() int64 {
-		var c int64
-		require.NoError(t, tx.QueryRow(ctx, `SELECT coalesce(sum(calls), 0) FROM pg_stat_xact_user_functions
-			WHERE schemaname = 'zb' AND funcname = 'lexical_topk'`).Scan(&c))
-		return c
-	}
 	var tracking string
 	require.NoError(t, tx.QueryRow(ctx, `SELECT current_setting('track_functions')`).Scan(&tracking))
 	require.Equal(t, "all", tracking)
-	before := count()
+	before := zbtest.FunctionCalls(t, tx, "zb", "lexical_topk")
 	var ids []int64
 	require.NoError(t, tx.QueryRow(ctx, `SELECT ids FROM zb.recall_lexical($1, '{greta,lyon}', 1100, 1, 6,
 		'{semantic,episodic,procedural}', 5, now(), NULL, NULL, NULL, NULL, false)`, tenant).Scan(&ids))
 	require.NotEmpty(t, ids)
-	require.EqualValues(t, 1, count()-before, "the bound tenant's lexical half ran compiled")
+	require.EqualValues(t, 1, zbtest.FunctionCalls(t, tx, "zb", "lexical_topk")-before, "the bound tenant's lexical half ran compiled")
 	require.NoError(t, tx.Rollback(ctx))
 
 	// Recall as the application role equals the superuser's recall with the SQL scorer.
 	appCo, err := coordinator.New(&coordinator.Config{Pool: app, Embedder: e.emb, Clock: e.clock, RecallSplitMinDocs: -1})
 	require.NoError(t, err)
-	sqlCfg := e.super.Config().Copy()
-	sqlCfg.ConnConfig.RuntimeParams["zb.lexical_scorer"] = "sql"
-	sqlPool, err := pgxpool.NewWithConfig(ctx, sqlCfg)
-	require.NoError(t, err)
-	defer sqlPool.Close()
-	ref := e.coordinator(t, sqlPool)
+	ref := e.coordinator(t, zbtest.PoolWithParams(t, e.super, map[string]string{"zb.lexical_scorer": "sql"}))
 	ro := &coordinator.RecallOpts{ReadOnly: true}
 	for _, q := range []string{"what did Greta repair in Lyon?", "who painted the blue kettle"} {
 		got, err := appCo.Recall(ctx, tenant, q, ro)

@@ -375,3 +375,58 @@ func Psql(t testing.TB, u string, args ...string) (string, error) {
 	out, err := cmd.CombinedOutput()
 	return strings.TrimSpace(string(out)), err
 }
+
+// RequireZbLexical skips t when the test database lacks zenbrain's optional zb_lexical extension
+// (ext/zb_lexical, migration 0032). Under ZB_REQUIRE_ZB_LEXICAL=1 (make test sets it: make deps
+// installs the extension for the local server) a missing extension on the local test cluster
+// fails t instead; a Docker or ZB_TEST_DATABASE_URL server may lack it and is skipped.
+func RequireZbLexical(t testing.TB, pool *pgxpool.Pool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var have bool
+	if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'zb_lexical')`).Scan(&have); err != nil {
+		t.Fatalf("zbtest: %v", err)
+	}
+	if have {
+		return
+	}
+	if os.Getenv("ZB_REQUIRE_ZB_LEXICAL") == "1" && Kind(t) == "local" {
+		t.Fatal("zbtest: the zb_lexical extension is not installed on the local test server (make deps installs it)")
+	}
+	t.Skip("zbtest: the zb_lexical extension is not installed on this server (make deps installs it)")
+}
+
+// FunctionCalls returns the calls of function schema.name that this backend counted and has not
+// yet reported (pg_stat_xact_user_functions; needs track_functions = all). Counts of earlier
+// transactions stay in it until the backend reports them, so compare two readings in one
+// transaction.
+func FunctionCalls(t testing.TB, tx pgx.Tx, schema, name string) int64 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var c int64
+	if err := tx.QueryRow(ctx, `SELECT coalesce(sum(calls), 0) FROM pg_stat_xact_user_functions
+		WHERE schemaname = $1 AND funcname = $2`, schema, name).Scan(&c); err != nil {
+		t.Fatalf("zbtest: %v", err)
+	}
+	return c
+}
+
+// PoolWithParams opens a pool on pool's database whose connections set the given run-time
+// parameters (e.g. zb.lexical_scorer); it is closed when t ends.
+func PoolWithParams(t testing.TB, pool *pgxpool.Pool, params map[string]string) *pgxpool.Pool {
+	t.Helper()
+	cfg := pool.Config().Copy()
+	for k, v := range params {
+		cfg.ConnConfig.RuntimeParams[k] = v
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	p, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatalf("zbtest: %v", err)
+	}
+	t.Cleanup(p.Close)
+	return p
+}
