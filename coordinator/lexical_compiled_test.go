@@ -21,8 +21,9 @@ type lexicalOut struct {
 
 // zb.lexical_topk (the zb_lexical extension, 0032) returns what the SQL lexical half returns, to
 // the bit: idf, sidf and per layer the top k, for repeated and absent terms, subsets of layers
-// (a NULL one matches nothing), k from 0 to past the matches, superseded postings, with dead
-// index entries of deleted memories and another transaction's uncommitted memories present
+// (a NULL one matches nothing), k from 0 to past the matches, superseded postings, recall's
+// filters (contexts, a time range with core memories exempt, an as-of time, all at once), with
+// dead index entries of deleted memories and another transaction's uncommitted memories present
 // (pages not all-visible: the heap decides), and again after VACUUM (index-only).
 func TestLexicalCompiledExact(t *testing.T) {
 	t.Parallel()
@@ -38,6 +39,12 @@ func TestLexicalCompiledExact(t *testing.T) {
 		sessions[i] = s
 	}
 	items := lexTenantItems(ten, 1500, sessions)
+	// Core memories (exempt from the time range) with the common words.
+	for i := range 4 {
+		_, err := b.co.Store(ctx, coordinator.StoreInput{TenantID: ten, Layer: coordinator.LayerCore, CoreLabel: fmt.Sprintf("core-%d", i),
+			Content: fmt.Sprintf("%s repaired the %s %s in %s", hotName(i), hotWord(0), hotWord(2), hotPlace(0))})
+		require.NoError(t, err)
+	}
 	b.storeAll(t, ctx, items)
 	// Superseded postings, archived memories (their postings go) and deleted ones (dead entries
 	// until vacuum).
@@ -66,31 +73,49 @@ func TestLexicalCompiledExact(t *testing.T) {
 		ten).Scan(&common))
 	require.Len(t, common, 8)
 
+	var coreTerms []string
+	require.NoError(t, pool.QueryRow(ctx, `SELECT array_agg(DISTINCT t ORDER BY t) FROM zb.memory, unnest(terms) t
+		WHERE tenant_id = $1 AND core_label = 'core-0'`, ten).Scan(&coreTerms))
+	require.NotEmpty(t, coreTerms)
 	type lexCase struct {
-		name   string
-		terms  []string
-		layers []string
-		k      int
-		at     time.Time
+		name           string
+		terms          []string
+		layers         []string
+		k              int
+		at             time.Time
+		from, to, asOf *time.Time
+		contexts       []string
 	}
+	from, to := t0.Add(-30*24*time.Hour), t0.Add(-10*24*time.Hour)
+	asOf := t0.Add(30 * time.Minute)
 	all := []string{"working", "short_term", "episodic", "semantic", "procedural", "core", "cross_context"}
 	cases := []lexCase{
-		{"four common terms", common[:4], all, 10, t0},
-		{"eight terms, k 50", common, all, 50, t0},
-		{"one term, k 1", common[2:3], all, 1, t0},
-		{"past the superseded end", common[1:5], all, 10, t0.Add(2 * time.Hour)},
-		{"repeated and absent terms", []string{common[0], "zzabsent", common[3], common[0]}, all, 7, t0},
-		{"two layers, one NULL", common[:3], []string{"episodic", "", "procedural", "episodic"}, 5, t0},
-		{"k 0", common[:3], all, 0, t0},
-		{"k past every match", common[5:7], all, 100000, t0},
-		{"no terms", []string{}, all, 10, t0},
+		{"four common terms", common[:4], all, 10, t0, nil, nil, nil, nil},
+		{"eight terms, k 50", common, all, 50, t0, nil, nil, nil, nil},
+		{"one term, k 1", common[2:3], all, 1, t0, nil, nil, nil, nil},
+		{"past the superseded end", common[1:5], all, 10, t0.Add(2 * time.Hour), nil, nil, nil, nil},
+		{"repeated and absent terms", []string{common[0], "zzabsent", common[3], common[0]}, all, 7, t0, nil, nil, nil, nil},
+		{"two layers, one NULL", common[:3], []string{"episodic", "", "procedural", "episodic"}, 5, t0, nil, nil, nil, nil},
+		{"k 0", common[:3], all, 0, t0, nil, nil, nil, nil},
+		{"k past every match", common[5:7], all, 100000, t0, nil, nil, nil, nil},
+		{"no terms", []string{}, all, 10, t0, nil, nil, nil, nil},
+		{"contexts", common[:4], all, 10, t0, nil, nil, nil, []string{"home"}},
+		{"contexts, one unknown and a NULL", common[:4], all, 10, t0, nil, nil, nil, []string{"nowhere", "", "work"}},
+		{"time range, core exempt", common[:5], all, 10, t0, &from, &to, nil, nil},
+		{"from only, k 50", common[:3], all, 50, t0, &from, nil, nil, nil},
+		{"to only", common[2:6], all, 10, t0, nil, &to, nil, nil},
+		{"as of, before the superseded end", common[1:5], all, 10, t0, nil, nil, &asOf, nil},
+		{"everything at once", common, all, 20, t0, &from, &to, &asOf, []string{"work"}},
+		// The core memories were stored at t0, after the range: only their exemption returns them.
+		{"time range, the core layer", coreTerms, []string{"core"}, 10, t0, &from, &to, nil, nil},
 	}
 	compiled := func(c lexCase) lexicalOut {
 		t.Helper()
 		var o lexicalOut
 		require.NoError(t, pool.QueryRow(ctx, `SELECT idf, sidf, ids FROM zb.lexical_topk($1, $2, $3, 7, $4,
 			(SELECT array_agg(nullif(u, '')::zb.memory_layer ORDER BY o) FROM unnest($5::text[]) WITH ORDINALITY x(u, o)),
-			$6, $7)`, ten, c.terms, n, avgdl, c.layers, c.k, c.at).Scan(&o.idf, &o.sidf, &o.ids))
+			$6, $7, $8, $9, $10, (SELECT array_agg(nullif(u, '') ORDER BY o) FROM unnest($11::text[]) WITH ORDINALITY x(u, o)))`,
+			ten, c.terms, n, avgdl, c.layers, c.k, c.at, c.from, c.to, c.asOf, c.contexts).Scan(&o.idf, &o.sidf, &o.ids))
 		return o
 	}
 	viaSQL := func(c lexCase, minDocs string) lexicalOut {
@@ -104,7 +129,8 @@ func TestLexicalCompiledExact(t *testing.T) {
 		var o lexicalOut
 		require.NoError(t, conn.QueryRow(ctx, `SELECT idf, sidf, ids FROM zb.recall_lexical_postings_sql($1, $2, $3, 7, $4,
 			(SELECT array_agg(nullif(u, '')::zb.memory_layer ORDER BY o) FROM unnest($5::text[]) WITH ORDINALITY x(u, o)),
-			$6, $7, NULL, NULL, NULL, NULL)`, ten, c.terms, n, avgdl, c.layers, c.k, c.at).Scan(&o.idf, &o.sidf, &o.ids))
+			$6, $7, $8, $9, $10, (SELECT array_agg(nullif(u, '') ORDER BY o) FROM unnest($11::text[]) WITH ORDINALITY x(u, o)))`,
+			ten, c.terms, n, avgdl, c.layers, c.k, c.at, c.from, c.to, c.asOf, c.contexts).Scan(&o.idf, &o.sidf, &o.ids))
 		return o
 	}
 	check := func(phase string) {
@@ -151,8 +177,10 @@ func TestLexicalCompiledExact(t *testing.T) {
 		want, c := calls("sql", nil)
 		require.Zero(t, c, "sql: never compiled")
 		require.Equal(t, want, got)
-		_, c = calls(scorer, []string{"work"})
-		require.Zero(t, c, "%s: a contexts filter reads zb.memory: the SQL function", scorer)
+		got, c = calls(scorer, []string{"work"})
+		require.EqualValues(t, 1, c, "%s: a contexts-filtered half runs compiled too", scorer)
+		want, _ = calls("sql", []string{"work"})
+		require.Equal(t, want, got)
 	}
 	var scorer string
 	require.NoError(t, pool.QueryRow(ctx, `SELECT zb.lexical_scorer()`).Scan(&scorer))
@@ -202,8 +230,9 @@ func lexTenantItems(ten string, n int, sessions []uuid.UUID) []coordinator.Store
 	layers := []coordinator.Layer{coordinator.LayerSemantic, coordinator.LayerEpisodic, coordinator.LayerProcedural}
 	items := make([]coordinator.StoreInput, 0, n)
 	for i := range n {
+		occ := t0.Add(-time.Duration(i) * 40 * time.Minute)
 		in := coordinator.StoreInput{
-			TenantID: ten, Layer: layers[i%3],
+			TenantID: ten, Layer: layers[i%3], OccurredAt: &occ, Context: []string{"work", "home"}[i%2],
 			Content: fmt.Sprintf("%s repaired the %s %s in %s with the %s", hotName(i), hotWord(i/3), hotWord(i/7+2), hotPlace(i/5), hotWord(i/11)),
 		}
 		if len(sessions) > 0 && i%4 != 0 {

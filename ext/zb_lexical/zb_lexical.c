@@ -10,6 +10,11 @@
  * each layer in memory order (each (term, layer) range of the key is in memory order), summing
  * every memory's BM25 (k1 1.2, b 0.75) and keeping the best p_k per layer.
  *
+ * A filtered recall (a time range, an as-of time, contexts: columns only zb.memory holds) ranks
+ * every scored memory of a layer and reads their zb.memory rows through its primary key, best
+ * first, until p_k pass recall's filters — the filters of zb.recall_lexical_postings_sql, written
+ * out in C below.
+ *
  * Every value is computed with the operations the SQL path uses, in the same order: idf with
  * numeric arithmetic, sidf and each term's part in double precision, each part rounded to a
  * multiple of 2^-40 (so that the sum is exact in any order), ties by memory id. The tests compare
@@ -47,6 +52,7 @@
 #include "utils/rel.h"
 #include "utils/relcache.h"
 #include "utils/snapmgr.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
 
@@ -291,6 +297,225 @@ cmp_int64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* recall's filters on zb.memory rows (zb.recall_lexical_postings_sql's EXISTS clause) */
+typedef struct Filter
+{
+	bool		has_from,
+				has_to,
+				has_as_of;
+	TimestampTz from,
+				to,
+				as_of;
+	Datum	   *contexts;		/* NULL: no contexts filter */
+	int			ncontexts;
+	Oid			collation;		/* of zb.memory.context */
+	Datum		active;			/* zb.memory_status 'active' */
+	Datum		core;			/* zb.memory_layer 'core' */
+	AttrNumber	a_status,
+				a_valid_from,
+				a_created_at,
+				a_context,
+				a_layer,
+				a_event_to,
+				a_occurred_at,
+				a_event_from;
+	Relation	heap;
+	Relation	index;
+	IndexScanDesc scan;
+	TupleTableSlot *slot;
+	Datum		tenant;
+	Snapshot	snapshot;
+} Filter;
+
+static AttrNumber
+memory_attnum(Relation rel, const char *name, Oid type)
+{
+	AttrNumber	a = get_attnum(RelationGetRelid(rel), name);
+
+	if (a == InvalidAttrNumber || TupleDescAttr(RelationGetDescr(rel), a - 1)->atttypid != type)
+		ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						errmsg("zb.lexical_topk: zb.memory has no column \"%s\" of type %s, which this library was built for",
+							   name, format_type_be(type)),
+						errhint("Update the zb_lexical extension to the schema's version.")));
+	return a;
+}
+
+static void
+filter_open(Filter *f, Datum tenant, Snapshot snapshot)
+{
+	Oid			nsp = get_namespace_oid("zb", false);
+	Oid			relid = get_relname_relid("memory", nsp);
+	Oid			pk;
+	AclResult	acl;
+	Oid			status_type,
+				layer_type;
+	ScanKeyData keys[2];
+
+	if (!OidIsValid(relid))
+		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("zb.lexical_topk: table zb.memory does not exist")));
+	acl = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT);
+	if (acl != ACLCHECK_OK)
+		aclcheck_error(acl, OBJECT_TABLE, "memory");
+	f->heap = table_open(relid, AccessShareLock);
+	pk = RelationGetPrimaryKeyIndex(f->heap);
+	if (!OidIsValid(pk))
+		ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE), errmsg("zb.lexical_topk: zb.memory has no primary key")));
+	f->index = index_open(pk, AccessShareLock);
+	if (IndexRelationGetNumberOfKeyAttributes(f->index) != 2 || f->index->rd_rel->relam != BTREE_AM_OID ||
+		strcmp(NameStr(TupleDescAttr(RelationGetDescr(f->index), 0)->attname), "tenant_id") != 0 ||
+		strcmp(NameStr(TupleDescAttr(RelationGetDescr(f->index), 1)->attname), "id") != 0 ||
+		TupleDescAttr(RelationGetDescr(f->index), 1)->atttypid != INT8OID)
+		ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						errmsg("zb.lexical_topk: the primary key of zb.memory is not (tenant_id, id), which this library was built for")));
+	status_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid, CStringGetDatum("memory_status"), ObjectIdGetDatum(nsp));
+	layer_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid, CStringGetDatum("memory_layer"), ObjectIdGetDatum(nsp));
+	if (!OidIsValid(status_type) || !OidIsValid(layer_type))
+		ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						errmsg("zb.lexical_topk: the types zb.memory_status and zb.memory_layer must exist")));
+	f->a_status = memory_attnum(f->heap, "status", status_type);
+	f->a_layer = memory_attnum(f->heap, "layer", layer_type);
+	f->a_valid_from = memory_attnum(f->heap, "valid_from", TIMESTAMPTZOID);
+	f->a_created_at = memory_attnum(f->heap, "created_at", TIMESTAMPTZOID);
+	f->a_context = memory_attnum(f->heap, "context", TEXTOID);
+	f->a_event_to = memory_attnum(f->heap, "event_to", TIMESTAMPTZOID);
+	f->a_occurred_at = memory_attnum(f->heap, "occurred_at", TIMESTAMPTZOID);
+	f->a_event_from = memory_attnum(f->heap, "event_from", TIMESTAMPTZOID);
+	f->collation = TupleDescAttr(RelationGetDescr(f->heap), f->a_context - 1)->attcollation;
+	f->active = DirectFunctionCall2(enum_in, CStringGetDatum("active"), ObjectIdGetDatum(status_type));
+	f->core = DirectFunctionCall2(enum_in, CStringGetDatum("core"), ObjectIdGetDatum(layer_type));
+	f->tenant = tenant;
+	f->snapshot = snapshot;
+	f->slot = table_slot_create(f->heap, NULL);
+	f->scan = index_beginscan(f->heap, f->index, snapshot, 2, 0);
+	/* keys set for the first probe; index_rescan replaces their arguments at every probe */
+	ScanKeyEntryInitialize(&keys[0], 0, 1, BTEqualStrategyNumber, InvalidOid, f->index->rd_indcollation[0], F_TEXTEQ, tenant);
+	ScanKeyEntryInitialize(&keys[1], 0, 2, BTEqualStrategyNumber, InvalidOid, InvalidOid, F_INT8EQ, Int64GetDatum(0));
+	index_rescan(f->scan, keys, 2, NULL, 0);
+}
+
+static void
+filter_close(Filter *f)
+{
+	if (f->scan == NULL)
+		return;
+	index_endscan(f->scan);
+	ExecDropSingleTupleTableSlot(f->slot);
+	index_close(f->index, AccessShareLock);
+	table_close(f->heap, AccessShareLock);
+	f->scan = NULL;
+}
+
+/* The memory's visible row passes recall's filters. */
+static bool
+filter_passes(Filter *f, int64 id)
+{
+	ScanKeyData keys[2];
+	bool		isnull,
+				core,
+				ok = true;
+	Datum		d;
+
+	ScanKeyEntryInitialize(&keys[0], 0, 1, BTEqualStrategyNumber, InvalidOid, f->index->rd_indcollation[0], F_TEXTEQ, f->tenant);
+	ScanKeyEntryInitialize(&keys[1], 0, 2, BTEqualStrategyNumber, InvalidOid, InvalidOid, F_INT8EQ, Int64GetDatum(id));
+	index_rescan(f->scan, keys, 2, NULL, 0);
+	if (!index_getnext_slot(f->scan, ForwardScanDirection, f->slot))
+		return false;
+	d = slot_getattr(f->slot, f->a_status, &isnull);
+	if (isnull || d != f->active)
+		ok = false;
+	if (ok && f->has_as_of)
+	{
+		d = slot_getattr(f->slot, f->a_valid_from, &isnull);
+		if (!isnull && !(DatumGetTimestampTz(d) <= f->as_of))
+			ok = false;
+		d = slot_getattr(f->slot, f->a_created_at, &isnull);
+		if (ok && (isnull || !(DatumGetTimestampTz(d) <= f->as_of)))
+			ok = false;
+	}
+	if (ok && f->contexts != NULL)
+	{
+		int			i;
+		bool		found = false;
+
+		d = slot_getattr(f->slot, f->a_context, &isnull);
+		for (i = 0; !isnull && !found && i < f->ncontexts; i++)
+			found = DatumGetBool(DirectFunctionCall2Coll(texteq, f->collation, d, f->contexts[i]));
+		ok = found;
+	}
+	d = slot_getattr(f->slot, f->a_layer, &isnull);
+	core = !isnull && d == f->core;
+	if (ok && !core && (f->has_from || f->has_to))
+	{
+		bool		n_occ,
+					n_ev;
+		TimestampTz occ = DatumGetTimestampTz(slot_getattr(f->slot, f->a_occurred_at, &n_occ));
+		TimestampTz created = DatumGetTimestampTz(slot_getattr(f->slot, f->a_created_at, &isnull));
+		TimestampTz v;
+
+		if (f->has_from)
+		{
+			/* coalesce(event_to, occurred_at + 1 µs, created_at + 1 µs) > from */
+			v = DatumGetTimestampTz(slot_getattr(f->slot, f->a_event_to, &n_ev));
+			if (n_ev)
+				v = n_occ ? created : occ;
+			if (n_ev && !TIMESTAMP_NOT_FINITE(v))
+				v += 1;
+			if (!(v > f->from))
+				ok = false;
+		}
+		if (ok && f->has_to)
+		{
+			/* coalesce(event_from, occurred_at, created_at) < to */
+			v = DatumGetTimestampTz(slot_getattr(f->slot, f->a_event_from, &n_ev));
+			if (n_ev)
+				v = n_occ ? created : occ;
+			if (!(v < f->to))
+				ok = false;
+		}
+	}
+	ExecClearTuple(f->slot);
+	return ok;
+}
+
+/* a ranks before b: higher score, or the same score and a lower id. */
+static inline bool
+better(const Pick *a, const Pick *b)
+{
+	if (a->score != b->score)
+		return a->score > b->score;
+	return a->id < b->id;
+}
+
+static void
+sift_down(Pick *h, int n, int i)
+{
+	Pick		c = h[i];
+
+	for (;;)
+	{
+		int			l = 2 * i + 1,
+					r = l + 1,
+					m = i;
+		const Pick *mv = &c;
+
+		if (l < n && better(&h[l], mv))
+		{
+			m = l;
+			mv = &h[l];
+		}
+		if (r < n && better(&h[r], mv))
+		{
+			m = r;
+			mv = &h[r];
+		}
+		if (m == i)
+			break;
+		h[i] = h[m];
+		i = m;
+	}
+	h[i] = c;
+}
+
 static Relation
 open_postings(Relation *index)
 {
@@ -434,14 +659,16 @@ PG_FUNCTION_INFO_V1(zb_lexical_topk);
 Datum
 zb_lexical_topk(PG_FUNCTION_ARGS)
 {
-	Datum		tenant = PointerGetDatum(PG_GETARG_TEXT_PP(0));
-	ArrayType  *terms_arr = PG_GETARG_ARRAYTYPE_P(1);
-	int64		n = PG_GETARG_INT64(2);
-	double		sn = PG_GETARG_FLOAT8(3);
-	double		avgdl = PG_GETARG_FLOAT8(4);
-	ArrayType  *layers_arr = PG_GETARG_ARRAYTYPE_P(5);
-	int32		k = PG_GETARG_INT32(6);
-	TimestampTz at = PG_GETARG_TIMESTAMPTZ(7);
+	Datum		tenant;
+	ArrayType  *terms_arr;
+	int64		n;
+	double		sn;
+	double		avgdl;
+	ArrayType  *layers_arr;
+	int32		k;
+	TimestampTz at;
+	Filter		filter;
+	bool		filtered;
 	TupleDesc	rdesc;
 	Datum	   *tvals;
 	bool	   *tnulls;
@@ -472,6 +699,49 @@ zb_lexical_topk(PG_FUNCTION_ARGS)
 	int			i,
 				j,
 				l;
+
+	/* Without a tenant, terms, statistics, layers, k or time there is nothing to score: NULL
+	 * (the SQL function would fail or return nothing; its caller falls back to it). */
+	if (PG_NARGS() != 12)
+		ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						errmsg("zb.lexical_topk: the library takes 12 arguments, the SQL definition passed %d", PG_NARGS()),
+						errhint("The installed zb_lexical library and its SQL definitions differ: DROP EXTENSION zb_lexical and create it again.")));
+	for (i = 0; i < 8; i++)
+		if (PG_ARGISNULL(i))
+			PG_RETURN_NULL();
+	tenant = PointerGetDatum(PG_GETARG_TEXT_PP(0));
+	terms_arr = PG_GETARG_ARRAYTYPE_P(1);
+	n = PG_GETARG_INT64(2);
+	sn = PG_GETARG_FLOAT8(3);
+	avgdl = PG_GETARG_FLOAT8(4);
+	layers_arr = PG_GETARG_ARRAYTYPE_P(5);
+	k = PG_GETARG_INT32(6);
+	memset(&filter, 0, sizeof(filter));
+	filter.has_from = !PG_ARGISNULL(8);
+	filter.has_to = !PG_ARGISNULL(9);
+	filter.has_as_of = !PG_ARGISNULL(10);
+	if (filter.has_from)
+		filter.from = PG_GETARG_TIMESTAMPTZ(8);
+	if (filter.has_to)
+		filter.to = PG_GETARG_TIMESTAMPTZ(9);
+	if (filter.has_as_of)
+		filter.as_of = PG_GETARG_TIMESTAMPTZ(10);
+	if (!PG_ARGISNULL(11))
+	{
+		ArrayType  *ctx = PG_GETARG_ARRAYTYPE_P(11);
+		Datum	   *cv;
+		bool	   *cn;
+		int			nc;
+
+		deconstruct_array(ctx, TEXTOID, -1, false, TYPALIGN_INT, &cv, &cn, &nc);
+		filter.contexts = palloc(sizeof(Datum) * (nc + 1));
+		for (i = 0; i < nc; i++)
+			if (!cn[i])			/* x = ANY ('{a,NULL}') is never true through the NULL */
+				filter.contexts[filter.ncontexts++] = cv[i];
+	}
+	filtered = filter.has_from || filter.has_to || filter.has_as_of || filter.contexts != NULL;
+	/* postings still valid at coalesce(as_of, now) */
+	at = filter.has_as_of ? filter.as_of : PG_GETARG_TIMESTAMPTZ(7);
 
 	if (get_call_result_type(fcinfo, NULL, &rdesc) != TYPEFUNC_COMPOSITE)
 		ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("zb.lexical_topk must be called as a function returning a record")));
@@ -552,6 +822,8 @@ zb_lexical_topk(PG_FUNCTION_ARGS)
 	ExecDropSingleTupleTableSlot(slot);
 	index_close(index, AccessShareLock);
 	table_close(heap, AccessShareLock);
+	if (filtered)
+		filter_open(&filter, tenant, snapshot);
 
 	for (j = 0; j < ndt; j++)
 		dt[j].weight = idf_numeric(n, dt[j].df);
@@ -570,10 +842,13 @@ zb_lexical_topk(PG_FUNCTION_ARGS)
 	{
 		Pick	   *heap_picks = palloc(sizeof(Pick) * (Max(k, 1) + 1));
 		int		   *cur = palloc(sizeof(int) * (ndt + 1));
+		Pick	   *all = NULL;
+		int			allcap = 0;
 
 		for (l = 0; l < nlayers; l++)
 		{
 			int			npicks = 0;
+			int			nall = 0;
 
 			for (j = 0; j < ndt; j++)
 				cur[j] = dt[j].start[l];
@@ -601,13 +876,47 @@ zb_lexical_topk(PG_FUNCTION_ARGS)
 						p.score += part(dt[j].weight, po->tf, po->dl, avgdl_floor);
 						cur[j]++;
 					}
-				heap_offer(heap_picks, &npicks, k, p);
+				if (!filtered)
+				{
+					heap_offer(heap_picks, &npicks, k, p);
+					continue;
+				}
+				if (nall == allcap)
+				{
+					allcap = Max(1024, allcap * 2);
+					all = all == NULL ? palloc(sizeof(Pick) * allcap) : repalloc_huge(all, sizeof(Pick) * (Size) allcap);
+				}
+				all[nall++] = p;
+			}
+			if (filtered)
+			{
+				int			passed = 0;
+
+				/* best first (a heap of every scored memory), until k pass the filters */
+				for (i = nall / 2 - 1; i >= 0; i--)
+					sift_down(all, nall, i);
+				while (nall > 0 && passed < k)
+				{
+					Pick		top = all[0];
+
+					all[0] = all[--nall];
+					if (nall > 0)
+						sift_down(all, nall, 0);
+					if (filter_passes(&filter, top.id))
+					{
+						out_ids[nout++] = top.id;
+						passed++;
+					}
+					if ((nall & 1023) == 0)
+						CHECK_FOR_INTERRUPTS();
+				}
 			}
 			for (i = 0; i < npicks; i++)
 				out_ids[nout++] = heap_picks[i].id;
 			CHECK_FOR_INTERRUPTS();
 		}
 	}
+	filter_close(&filter);
 	qsort(out_ids, nout, sizeof(int64), cmp_int64);
 
 	idfd = palloc(sizeof(Datum) * (nterms + 1));

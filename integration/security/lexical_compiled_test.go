@@ -36,7 +36,7 @@ func TestCompiledLexicalAsApp(t *testing.T) {
 	require.NoError(t, err)
 
 	app, _ := e.login(t, "app", tenant)
-	_, err = app.Exec(ctx, `SELECT zb.lexical_topk($1, '{greta}', 10, 1, 10, '{semantic}'::zb.memory_layer[], 5, now())`, tenant)
+	_, err = app.Exec(ctx, `SELECT zb.lexical_topk($1, '{greta}', 10, 1, 10, '{semantic}'::zb.memory_layer[], 5, now(), NULL, NULL, NULL, NULL)`, tenant)
 	var pgErr *pgconn.PgError
 	require.ErrorAs(t, err, &pgErr)
 	require.Equal(t, "42501", pgErr.Code, pgErr.Message)

@@ -315,8 +315,8 @@ func probeFunctions(t *testing.T, e *env, tx pgx.Tx, b *world) {
 		// which reads the postings without row-level security: only the schema's owner may
 		// execute it, and its definer wrapper only that owner and the <prefix>_search role.
 		"recall_lexical_postings_sql": {"SELECT cardinality(ids) FROM zb.recall_lexical_postings_sql('tenant-b', ARRAY['bravomarka'], 1, 1, 1, " + layers + ", 8, now(), NULL, NULL, NULL, NULL)", empty},
-		"lexical_topk":                {"SELECT cardinality(ids) FROM zb.lexical_topk('tenant-b', ARRAY['bravomarka'], 1, 1, 1, " + layers + ", 8, now())", denied},
-		"lexical_topk_definer":        {"SELECT cardinality(ids) FROM zb.lexical_topk_definer('tenant-b', ARRAY['bravomarka'], 1, 1, 1, " + layers + ", 8, now())", denied},
+		"lexical_topk":                {"SELECT cardinality(ids) FROM zb.lexical_topk('tenant-b', ARRAY['bravomarka'], 1, 1, 1, " + layers + ", 8, now(), NULL, NULL, NULL, NULL)", denied},
+		"lexical_topk_definer":        {"SELECT cardinality(ids) FROM zb.lexical_topk_definer('tenant-b', ARRAY['bravomarka'], 1, 1, 1, " + layers + ", 8, now(), NULL, NULL, NULL, NULL)", denied},
 		"lexical_scorer":              {"SELECT zb.lexical_scorer()", none},
 		// 0024: the postings merged in memory order, behind recall_lexical_postings.
 		"recall_lexical_merge": {"SELECT cardinality(zb.recall_lexical_merge('tenant-b', ARRAY['bravomarka'], ARRAY[1.0::float8], 1, " + layers + ", 8, now(), NULL, NULL, NULL, NULL))", empty},

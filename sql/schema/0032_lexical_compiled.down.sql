@@ -9,5 +9,5 @@ COMMENT ON FUNCTION zb.recall_lexical_postings(text, text[], bigint, double prec
     zb.memory_layer[], integer, timestamptz, timestamptz, timestamptz, timestamptz, text[]) IS NULL;
 DROP FUNCTION zb.lexical_scorer();
 DROP FUNCTION zb.lexical_topk_definer(text, text[], bigint, double precision, double precision, zb.memory_layer[], integer,
-                                      timestamptz);
+                                      timestamptz, timestamptz, timestamptz, timestamptz, text[]);
 DROP EXTENSION IF EXISTS zb_lexical;

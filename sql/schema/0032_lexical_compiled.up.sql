@@ -9,11 +9,12 @@
 -- postings through the postings' primary key: the same counts, the same idf and sidf, the same
 -- per-layer top k, the same values to the bit.
 --
--- zb.recall_lexical_postings becomes a dispatcher: an unfiltered live recall (no time range,
--- as-of or contexts) of the transaction's own tenant (or by a role without row-level security)
--- takes the compiled function when zb.lexical_scorer() says so; everything else, and every
--- server without the extension, takes 0024's SQL function, renamed
--- zb.recall_lexical_postings_sql. The setting zb.lexical_scorer chooses: auto (default: compiled
+-- zb.recall_lexical_postings becomes a dispatcher: live recall of the transaction's own tenant
+-- (or by a role without row-level security) takes the compiled function when
+-- zb.lexical_scorer() says so — a filtered one (time range, as-of, contexts) too: it reads the
+-- scored memories' zb.memory rows best first until k pass, as the SQL does; every server without
+-- the extension takes 0024's SQL function, renamed zb.recall_lexical_postings_sql. (Deep recall
+-- keeps the GIN path.) The setting zb.lexical_scorer chooses: auto (default: compiled
 -- when installed and executable), sql (never), compiled (an error when it cannot be used).
 --
 -- The compiled function reads the postings without row-level security: the extension grants
@@ -45,7 +46,7 @@ ALTER FUNCTION zb.recall_lexical_postings(text, text[], bigint, double precision
     RENAME TO recall_lexical_postings_sql;
 COMMENT ON FUNCTION zb.recall_lexical_postings_sql(text, text[], bigint, double precision, double precision,
     zb.memory_layer[], integer, timestamptz, timestamptz, timestamptz, timestamptz, text[]) IS
-    'The lexical half from the postings in SQL (0019 hash grouping, 0024 merge): every recall when zb_lexical is not installed, and filtered recalls.';
+    'The lexical half from the postings in SQL (0019 hash grouping, 0024 merge): recall''s when zb_lexical is not installed or zb.lexical_scorer is sql.';
 
 -- zb.lexical_topk_definer runs the compiled function as the owner of schema zb (the extension
 -- grants it EXECUTE; nobody else has it): recall's SECURITY DEFINER lexical half (owned by
@@ -53,7 +54,8 @@ COMMENT ON FUNCTION zb.recall_lexical_postings_sql(text, text[], bigint, double 
 -- (PL/pgSQL resolves the call when it runs).
 CREATE FUNCTION zb.lexical_topk_definer(
     p_tenant text, p_terms text[], p_n bigint, p_sn double precision, p_avgdl double precision,
-    p_layers zb.memory_layer[], p_k integer, p_at timestamptz,
+    p_layers zb.memory_layer[], p_k integer, p_now timestamptz, p_from timestamptz, p_to timestamptz,
+    p_as_of timestamptz, p_contexts text[],
     OUT idf double precision[], OUT sidf double precision[], OUT ids bigint[]
 )
 LANGUAGE plpgsql STABLE
@@ -62,26 +64,27 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     SELECT c.idf, c.sidf, c.ids INTO idf, sidf, ids
-    FROM zb.lexical_topk(p_tenant, p_terms, p_n, p_sn, p_avgdl, p_layers, p_k, p_at) c;
+    FROM zb.lexical_topk(p_tenant, p_terms, p_n, p_sn, p_avgdl, p_layers, p_k, p_now, p_from, p_to, p_as_of, p_contexts) c;
 END
 $$;
 COMMENT ON FUNCTION zb.lexical_topk_definer(text, text[], bigint, double precision, double precision, zb.memory_layer[],
-    integer, timestamptz) IS
+    integer, timestamptz, timestamptz, timestamptz, timestamptz, text[]) IS
     'zb.lexical_topk (the zb_lexical extension) as the owner of schema zb, for recall''s lexical half; executable by that owner and <prefix>_search only.';
 REVOKE ALL ON FUNCTION zb.lexical_topk_definer(text, text[], bigint, double precision, double precision, zb.memory_layer[],
-    integer, timestamptz) FROM PUBLIC;
+    integer, timestamptz, timestamptz, timestamptz, timestamptz, text[]) FROM PUBLIC;
 DO $$
 DECLARE
     search name := (coalesce((SELECT c.value FROM zb.config c WHERE c.key = 'role_prefix'), 'zb') || '_search')::name;
 BEGIN
     IF EXISTS (SELECT 1 FROM pg_roles r WHERE r.rolname = search) THEN
         EXECUTE format('GRANT EXECUTE ON FUNCTION zb.lexical_topk_definer(text, text[], bigint, double precision, '
-                       'double precision, zb.memory_layer[], integer, timestamptz) TO %I', search);
+                       'double precision, zb.memory_layer[], integer, timestamptz, timestamptz, timestamptz, timestamptz, '
+                       'text[]) TO %I', search);
     END IF;
 END
 $$;
 
--- zb.lexical_scorer: 'compiled' when recall's unfiltered lexical half runs in zb_lexical, 'sql'
+-- zb.lexical_scorer: 'compiled' when recall's live lexical half runs in zb_lexical, 'sql'
 -- otherwise; the setting zb.lexical_scorer (auto | sql | compiled) decides.
 CREATE FUNCTION zb.lexical_scorer() RETURNS text
 LANGUAGE plpgsql STABLE
@@ -90,7 +93,7 @@ AS $$
 DECLARE
     v_mode text := coalesce(nullif(current_setting('zb.lexical_scorer', true), ''), 'auto');
     v_fn   regprocedure;
-    v_def  regprocedure := 'zb.lexical_topk_definer(text, text[], bigint, double precision, double precision, zb.memory_layer[], integer, timestamptz)'::regprocedure;
+    v_def  regprocedure := 'zb.lexical_topk_definer(text, text[], bigint, double precision, double precision, zb.memory_layer[], integer, timestamptz, timestamptz, timestamptz, timestamptz, text[])'::regprocedure;
     v_why  text;
 BEGIN
     IF v_mode NOT IN ('auto', 'sql', 'compiled') THEN
@@ -99,7 +102,7 @@ BEGIN
     IF v_mode = 'sql' THEN
         RETURN 'sql';
     END IF;
-    v_fn := to_regprocedure('zb.lexical_topk(text, text[], bigint, double precision, double precision, anyarray, integer, timestamptz)');
+    v_fn := to_regprocedure('zb.lexical_topk(text, text[], bigint, double precision, double precision, anyarray, integer, timestamptz, timestamptz, timestamptz, timestamptz, text[])');
     IF v_fn IS NULL THEN
         v_why := 'the zb_lexical extension is not installed in this database';
     ELSIF NOT has_function_privilege((SELECT p.proowner FROM pg_proc p WHERE p.oid = v_def), v_fn, 'EXECUTE') THEN
@@ -120,7 +123,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION zb.lexical_scorer() IS
-    'Which lexical scorer recall''s unfiltered lexical half uses for the current role: compiled (the zb_lexical extension) or sql; the setting zb.lexical_scorer (auto, sql, compiled) decides.';
+    'Which lexical scorer recall''s live lexical half uses for the current role: compiled (the zb_lexical extension) or sql; the setting zb.lexical_scorer (auto, sql, compiled) decides.';
 
 CREATE FUNCTION zb.recall_lexical_postings(
     p_tenant text, p_terms text[], p_n bigint, p_sn double precision, p_avgdl double precision,
@@ -142,11 +145,11 @@ BEGIN
     END IF;
     -- zb.lexical_topk reads the postings without row-level security: only for the
     -- transaction's own tenant, or for a role that row-level security does not restrict.
-    IF p_from IS NULL AND p_to IS NULL AND p_as_of IS NULL AND p_contexts IS NULL
-       AND zb.lexical_scorer() = 'compiled'
+    IF zb.lexical_scorer() = 'compiled'
        AND (NOT row_security_active('zb.memory_posting'::regclass) OR p_tenant = zb.current_tenant()) THEN
         SELECT c.idf, c.sidf, c.ids INTO idf, sidf, ids
-        FROM zb.lexical_topk_definer(p_tenant, p_terms, p_n, p_sn, p_avgdl, p_layers, p_k, p_now) c;
+        FROM zb.lexical_topk_definer(p_tenant, p_terms, p_n, p_sn, p_avgdl, p_layers, p_k, p_now, p_from, p_to, p_as_of,
+                                     p_contexts) c;
         IF ids IS NOT NULL THEN
             RETURN;
         END IF;
@@ -158,4 +161,4 @@ END
 $$;
 COMMENT ON FUNCTION zb.recall_lexical_postings(text, text[], bigint, double precision, double precision,
     zb.memory_layer[], integer, timestamptz, timestamptz, timestamptz, timestamptz, text[]) IS
-    'Recall''s live lexical half: the compiled zb.lexical_topk for an unfiltered recall when zb.lexical_scorer() is compiled, else zb.recall_lexical_postings_sql; the same values either way.';
+    'Recall''s live lexical half: the compiled zb.lexical_topk when zb.lexical_scorer() is compiled, else zb.recall_lexical_postings_sql; the same values either way.';
