@@ -41,8 +41,10 @@ func TestLexicalCompiledExact(t *testing.T) {
 	items := lexTenantItems(ten, 1500, sessions)
 	// Core memories (exempt from the time range) with the common words.
 	for i := range 4 {
-		_, err := b.co.Store(ctx, coordinator.StoreInput{TenantID: ten, Layer: coordinator.LayerCore, CoreLabel: fmt.Sprintf("core-%d", i),
-			Content: fmt.Sprintf("%s repaired the %s %s in %s", hotName(i), hotWord(0), hotWord(2), hotPlace(0))})
+		_, err := b.co.Store(ctx, coordinator.StoreInput{
+			TenantID: ten, Layer: coordinator.LayerCore, CoreLabel: fmt.Sprintf("core-%d", i),
+			Content: fmt.Sprintf("%s repaired the %s %s in %s", hotName(i), hotWord(0), hotWord(2), hotPlace(0)),
+		})
 		require.NoError(t, err)
 	}
 	b.storeAll(t, ctx, items)
