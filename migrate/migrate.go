@@ -183,7 +183,7 @@ type Status struct {
 	EmbeddingDim    int               `json:"embedding_dim,omitempty"`
 	PgvectorVersion string            `json:"pgvector_version,omitempty"`
 	// LexicalScorer is zb.lexical_scorer() (migration 0032): compiled when the zb_lexical
-	// extension scores recall's unfiltered lexical half, sql otherwise; empty before 0032.
+	// extension scores recall's live lexical half, sql otherwise; empty before 0032.
 	LexicalScorer string `json:"lexical_scorer,omitempty"`
 	// ZbLexicalVersion is the installed zb_lexical extension's version, empty without it.
 	ZbLexicalVersion string `json:"zb_lexical_version,omitempty"`

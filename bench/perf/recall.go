@@ -55,7 +55,7 @@ type RecallFigure struct {
 	Visible      float64 `json:"visible_share"`
 	VacuumRounds int     `json:"vacuum_rounds"`
 	// LexicalScorer is what zb.lexical_scorer() said in the benchmark database: compiled (the
-	// zb_lexical extension scores the unfiltered lexical half) or sql.
+	// zb_lexical extension scores recall's lexical half) or sql.
 	LexicalScorer string `json:"lexical_scorer"`
 }
 

@@ -87,8 +87,10 @@ func TestDevLifecycle(t *testing.T) {
 		Migrations []struct {
 			Applied bool `json:"applied"`
 		} `json:"migrations"`
-		UpToDate     bool `json:"up_to_date"`
-		EmbeddingDim int  `json:"embedding_dim"`
+		UpToDate         bool   `json:"up_to_date"`
+		EmbeddingDim     int    `json:"embedding_dim"`
+		LexicalScorer    string `json:"lexical_scorer"`
+		ZbLexicalVersion string `json:"zb_lexical_version"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &st))
 	require.True(t, st.UpToDate)
@@ -96,6 +98,15 @@ func TestDevLifecycle(t *testing.T) {
 	for _, m := range st.Migrations {
 		require.True(t, m.Applied)
 	}
+	// Which lexical scorer recall uses (0032): compiled where make deps installed zb_lexical.
+	require.Contains(t, []string{"compiled", "sql"}, st.LexicalScorer)
+	if os.Getenv("ZB_REQUIRE_ZB_LEXICAL") == "1" {
+		require.Equal(t, "compiled", st.LexicalScorer)
+		require.Equal(t, "1.0", st.ZbLexicalVersion)
+	}
+	r = run(t, env, "migrate", "status")
+	require.Zero(t, r.code, r.stderr)
+	require.Contains(t, r.stdout, "lexical scorer: "+st.LexicalScorer)
 
 	r = run(t, env, "--json", "dev", "status")
 	require.Zero(t, r.code, r.stderr)
