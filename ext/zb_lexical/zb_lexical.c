@@ -237,6 +237,46 @@ worse(const Pick *a, const Pick *b)
 	return a->id > b->id;
 }
 
+/* a ranks before b: higher score, or the same score and a lower id. */
+static inline bool
+better(const Pick *a, const Pick *b)
+{
+	if (a->score != b->score)
+		return a->score > b->score;
+	return a->id < b->id;
+}
+
+/* Restore the heap h[0..n) below i, where first(a, b) says a belongs nearer the root. */
+static void
+sift_down(Pick *h, int n, int i, bool (*first) (const Pick *, const Pick *))
+{
+	Pick		c = h[i];
+
+	for (;;)
+	{
+		int			l = 2 * i + 1,
+					r = l + 1,
+					m = i;
+		const Pick *mv = &c;
+
+		if (l < n && first(&h[l], mv))
+		{
+			m = l;
+			mv = &h[l];
+		}
+		if (r < n && first(&h[r], mv))
+		{
+			m = r;
+			mv = &h[r];
+		}
+		if (m == i)
+			break;
+		h[i] = h[m];
+		i = m;
+	}
+	h[i] = c;
+}
+
 /* Keep the best k picks in a heap whose root is the worst of them. */
 static void
 heap_offer(Pick *heap, int *n, int k, Pick c)
@@ -262,30 +302,8 @@ heap_offer(Pick *heap, int *n, int k, Pick c)
 	}
 	if (!worse(&heap[0], &c))
 		return;
-	i = 0;
-	for (;;)
-	{
-		int			l = 2 * i + 1,
-					r = l + 1,
-					m = i;
-		const Pick *mv = &c;
-
-		if (l < *n && worse(&heap[l], mv))
-		{
-			m = l;
-			mv = &heap[l];
-		}
-		if (r < *n && worse(&heap[r], mv))
-		{
-			m = r;
-			mv = &heap[r];
-		}
-		if (m == i)
-			break;
-		heap[i] = heap[m];
-		i = m;
-	}
-	heap[i] = c;
+	heap[0] = c;
+	sift_down(heap, *n, 0, worse);
 }
 
 static int
@@ -475,45 +493,6 @@ filter_passes(Filter *f, int64 id)
 	}
 	ExecClearTuple(f->slot);
 	return ok;
-}
-
-/* a ranks before b: higher score, or the same score and a lower id. */
-static inline bool
-better(const Pick *a, const Pick *b)
-{
-	if (a->score != b->score)
-		return a->score > b->score;
-	return a->id < b->id;
-}
-
-static void
-sift_down(Pick *h, int n, int i)
-{
-	Pick		c = h[i];
-
-	for (;;)
-	{
-		int			l = 2 * i + 1,
-					r = l + 1,
-					m = i;
-		const Pick *mv = &c;
-
-		if (l < n && better(&h[l], mv))
-		{
-			m = l;
-			mv = &h[l];
-		}
-		if (r < n && better(&h[r], mv))
-		{
-			m = r;
-			mv = &h[r];
-		}
-		if (m == i)
-			break;
-		h[i] = h[m];
-		i = m;
-	}
-	h[i] = c;
 }
 
 static Relation
@@ -894,14 +873,14 @@ zb_lexical_topk(PG_FUNCTION_ARGS)
 
 				/* best first (a heap of every scored memory), until k pass the filters */
 				for (i = nall / 2 - 1; i >= 0; i--)
-					sift_down(all, nall, i);
+					sift_down(all, nall, i, better);
 				while (nall > 0 && passed < k)
 				{
 					Pick		top = all[0];
 
 					all[0] = all[--nall];
 					if (nall > 0)
-						sift_down(all, nall, 0);
+						sift_down(all, nall, 0, better);
 					if (filter_passes(&filter, top.id))
 					{
 						out_ids[nout++] = top.id;
