@@ -342,7 +342,6 @@ typedef struct Filter
 	IndexScanDesc scan;
 	TupleTableSlot *slot;
 	Datum		tenant;
-	Snapshot	snapshot;
 } Filter;
 
 static AttrNumber
@@ -358,27 +357,40 @@ memory_attnum(Relation rel, const char *name, Oid type)
 	return a;
 }
 
+/*
+ * Open table zb.<name> and its primary key for reading, after checking that the user may SELECT
+ * from it.
+ */
+static Relation
+open_zb_table(const char *name, Relation *index)
+{
+	Oid			relid = get_relname_relid(name, get_namespace_oid("zb", false));
+	Relation	heap;
+	Oid			pk;
+	AclResult	acl;
+
+	if (!OidIsValid(relid))
+		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("zb.lexical_topk: table zb.%s does not exist", name)));
+	acl = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT);
+	if (acl != ACLCHECK_OK)
+		aclcheck_error(acl, OBJECT_TABLE, name);
+	heap = table_open(relid, AccessShareLock);
+	pk = RelationGetPrimaryKeyIndex(heap);
+	if (!OidIsValid(pk))
+		ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						errmsg("zb.lexical_topk: zb.%s has no primary key", name)));
+	*index = index_open(pk, AccessShareLock);
+	return heap;
+}
+
 static void
 filter_open(Filter *f, Datum tenant, Snapshot snapshot)
 {
 	Oid			nsp = get_namespace_oid("zb", false);
-	Oid			relid = get_relname_relid("memory", nsp);
-	Oid			pk;
-	AclResult	acl;
 	Oid			status_type,
 				layer_type;
-	ScanKeyData keys[2];
 
-	if (!OidIsValid(relid))
-		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("zb.lexical_topk: table zb.memory does not exist")));
-	acl = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT);
-	if (acl != ACLCHECK_OK)
-		aclcheck_error(acl, OBJECT_TABLE, "memory");
-	f->heap = table_open(relid, AccessShareLock);
-	pk = RelationGetPrimaryKeyIndex(f->heap);
-	if (!OidIsValid(pk))
-		ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE), errmsg("zb.lexical_topk: zb.memory has no primary key")));
-	f->index = index_open(pk, AccessShareLock);
+	f->heap = open_zb_table("memory", &f->index);
 	if (IndexRelationGetNumberOfKeyAttributes(f->index) != 2 || f->index->rd_rel->relam != BTREE_AM_OID ||
 		strcmp(NameStr(TupleDescAttr(RelationGetDescr(f->index), 0)->attname), "tenant_id") != 0 ||
 		strcmp(NameStr(TupleDescAttr(RelationGetDescr(f->index), 1)->attname), "id") != 0 ||
@@ -402,13 +414,9 @@ filter_open(Filter *f, Datum tenant, Snapshot snapshot)
 	f->active = DirectFunctionCall2(enum_in, CStringGetDatum("active"), ObjectIdGetDatum(status_type));
 	f->core = DirectFunctionCall2(enum_in, CStringGetDatum("core"), ObjectIdGetDatum(layer_type));
 	f->tenant = tenant;
-	f->snapshot = snapshot;
 	f->slot = table_slot_create(f->heap, NULL);
+	/* keyed at each probe (filter_passes) */
 	f->scan = index_beginscan(f->heap, f->index, snapshot, 2, 0);
-	/* keys set for the first probe; index_rescan replaces their arguments at every probe */
-	ScanKeyEntryInitialize(&keys[0], 0, 1, BTEqualStrategyNumber, InvalidOid, f->index->rd_indcollation[0], F_TEXTEQ, tenant);
-	ScanKeyEntryInitialize(&keys[1], 0, 2, BTEqualStrategyNumber, InvalidOid, InvalidOid, F_INT8EQ, Int64GetDatum(0));
-	index_rescan(f->scan, keys, 2, NULL, 0);
 }
 
 static void
@@ -498,26 +506,10 @@ filter_passes(Filter *f, int64 id)
 static Relation
 open_postings(Relation *index)
 {
-	Oid			nsp = get_namespace_oid("zb", false);
-	Oid			relid = get_relname_relid("memory_posting", nsp);
-	Relation	heap;
-	Oid			pk;
+	Relation	heap = open_zb_table("memory_posting", index);
 	TupleDesc	desc;
-	AclResult	acl;
 	int			i;
 
-	if (!OidIsValid(relid))
-		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
-						errmsg("zb.lexical_topk: table zb.memory_posting does not exist")));
-	acl = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT);
-	if (acl != ACLCHECK_OK)
-		aclcheck_error(acl, OBJECT_TABLE, "memory_posting");
-	heap = table_open(relid, AccessShareLock);
-	pk = RelationGetPrimaryKeyIndex(heap);
-	if (!OidIsValid(pk))
-		ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-						errmsg("zb.lexical_topk: zb.memory_posting has no primary key")));
-	*index = index_open(pk, AccessShareLock);
 	desc = RelationGetDescr(*index);
 	if (desc->natts != N_ATTS || IndexRelationGetNumberOfKeyAttributes(*index) != 4 ||
 		(*index)->rd_rel->relam != BTREE_AM_OID)

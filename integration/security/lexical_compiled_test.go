@@ -1,7 +1,6 @@
 package security
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -22,15 +21,7 @@ func TestCompiledLexicalAsApp(t *testing.T) {
 	ctx := ctxT(t)
 	zbtest.RequireZbLexical(t, e.super)
 	const tenant = "lex-app"
-	items := make([]coordinator.StoreInput, 0, 1100)
-	layers := []coordinator.Layer{coordinator.LayerSemantic, coordinator.LayerEpisodic, coordinator.LayerProcedural}
-	for i := range 1100 {
-		items = append(items, coordinator.StoreInput{
-			TenantID: tenant, Layer: layers[i%3],
-			Content: fmt.Sprintf("%s %s the %s %s in %s", pName(i), pVerb(i/11), pAdj(i/(11*13)), pObj(i/(11*13*7)), pPlace(i)),
-		})
-	}
-	_, err := e.co.StoreBatch(ctx, items)
+	_, err := e.co.StoreBatch(ctx, pItems(tenant, 0, 1100))
 	require.NoError(t, err)
 	_, err = e.super.Exec(ctx, `DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET track_functions = ''all''', current_database()); END $$`)
 	require.NoError(t, err)

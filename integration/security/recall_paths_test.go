@@ -50,15 +50,7 @@ func TestRecallCandidatePaths(t *testing.T) {
 	ctx := ctxT(t)
 	const small, large = "paths-small", "paths-large"
 	storeFrom := func(tenant string, from, n int) {
-		items := make([]coordinator.StoreInput, 0, n)
-		layers := []coordinator.Layer{coordinator.LayerSemantic, coordinator.LayerEpisodic, coordinator.LayerProcedural}
-		for i := from; i < from+n; i++ {
-			items = append(items, coordinator.StoreInput{
-				TenantID: tenant, Layer: layers[i%3],
-				Content: fmt.Sprintf("%s %s the %s %s in %s", pName(i), pVerb(i/11), pAdj(i/(11*13)), pObj(i/(11*13*7)), pPlace(i)),
-			})
-		}
-		got, err := e.co.StoreBatch(ctx, items)
+		got, err := e.co.StoreBatch(ctx, pItems(tenant, from, n))
 		require.NoError(t, err)
 		require.EqualValues(t, n, got)
 	}
@@ -259,6 +251,20 @@ func vecText(v []float32) string {
 		parts[i] = strconv.FormatFloat(float64(x), 'g', -1, 32)
 	}
 	return "[" + strings.Join(parts, ",") + "]"
+}
+
+// pItems are memories from..from+n-1 of a generated tenant in three layers, each sentence built
+// from its number (so the same numbers give the same texts in any tenant).
+func pItems(tenant string, from, n int) []coordinator.StoreInput {
+	items := make([]coordinator.StoreInput, 0, n)
+	layers := []coordinator.Layer{coordinator.LayerSemantic, coordinator.LayerEpisodic, coordinator.LayerProcedural}
+	for i := from; i < from+n; i++ {
+		items = append(items, coordinator.StoreInput{
+			TenantID: tenant, Layer: layers[i%3],
+			Content: fmt.Sprintf("%s %s the %s %s in %s", pName(i), pVerb(i/11), pAdj(i/(11*13)), pObj(i/(11*13*7)), pPlace(i)),
+		})
+	}
+	return items
 }
 
 func pName(i int) string {

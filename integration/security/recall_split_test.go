@@ -1,7 +1,6 @@
 package security
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -19,15 +18,7 @@ func TestRecallSplitAsApp(t *testing.T) {
 	ctx := ctxT(t)
 	const tenant, other = "split-app", "split-other"
 	for _, tn := range []string{tenant, other} {
-		items := make([]coordinator.StoreInput, 0, 1100)
-		layers := []coordinator.Layer{coordinator.LayerSemantic, coordinator.LayerEpisodic, coordinator.LayerProcedural}
-		for i := range 1100 {
-			items = append(items, coordinator.StoreInput{
-				TenantID: tn, Layer: layers[i%3],
-				Content: fmt.Sprintf("%s %s the %s %s in %s", pName(i), pVerb(i/11), pAdj(i/(11*13)), pObj(i/(11*13*7)), pPlace(i)),
-			})
-		}
-		_, err := e.co.StoreBatch(ctx, items)
+		_, err := e.co.StoreBatch(ctx, pItems(tn, 0, 1100))
 		require.NoError(t, err)
 	}
 	app, _ := e.login(t, "app", tenant)
