@@ -1,6 +1,7 @@
 package perf
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -35,4 +36,60 @@ func TestScanOf(t *testing.T) {
 	plan = `[{"Plan":{"Node Type":"Limit","Plans":[{"Node Type":"Sort","Plans":[{"Node Type":"Seq Scan"}]}]}}]`
 	require.Equal(t, "Seq Scan", scanOf([]byte(plan)))
 	require.Equal(t, "?", scanOf([]byte("nope")))
+}
+
+func TestChooseEf(t *testing.T) {
+	t.Parallel()
+	ladder := []EfRecall{{EfSearch: 100, RecallAt10: 0.80}, {EfSearch: 150, RecallAt10: 0.949}, {EfSearch: 200, RecallAt10: 0.95}}
+	ef, ok := chooseEf(ladder)
+	require.Equal(t, 200, ef)
+	require.True(t, ok)
+	ef, ok = chooseEf(ladder[:2])
+	require.Equal(t, 150, ef, "the last step tried when none reaches the bar")
+	require.False(t, ok)
+	// 50 questions whose recall@10 averages 0.95 (30 at 1, 15 at 0.9, 5 at 0.8), summed in
+	// order: the mean reaches the bar despite its rounding.
+	sum := 0.0
+	for i := range 50 {
+		sum += []float64{1, 0.9, 0.8}[min(i/30+i/45, 2)]
+	}
+	require.Less(t, sum/50, 0.95)
+	ef, ok = chooseEf([]EfRecall{{EfSearch: 100, RecallAt10: 0.9}, {EfSearch: 150, RecallAt10: sum / 50}})
+	require.Equal(t, 150, ef)
+	require.True(t, ok)
+	require.False(t, reachesBar(0.949))
+	ef, ok = chooseEf(nil)
+	require.Zero(t, ef)
+	require.False(t, ok)
+	require.Equal(t, "300", efSettings(300)["hnsw.ef_search"])
+	require.Equal(t, "100", bareSettings["hnsw.ef_search"], "the bare query's settings are not changed")
+}
+
+func TestAccurateFinishAndReport(t *testing.T) {
+	t.Parallel()
+	f := RecallFigure{
+		N: 1000, Tenants: 1, Bare: Latency{N: 3, P50: 2, P99: 4}, ReadOnly: Latency{N: 3, P50: 6, P99: 9},
+		Full: Latency{N: 3, P50: 8, P99: 12},
+	}
+	a := &AccurateBare{
+		Queries: 2, Ladder: []EfRecall{{EfSearch: 100, RecallAt10: 0.5}, {EfSearch: 150, RecallAt10: 0.97}},
+		EfSearch: 150, Reached: true, Timed: true,
+	}
+	a.finish([]time.Duration{3 * time.Millisecond, 3 * time.Millisecond, 6 * time.Millisecond}, &f)
+	require.InDelta(t, 3, a.Latency.P50, 1e-9)
+	require.InDelta(t, 2, a.ReadOnlyP50Ratio, 1e-9)
+	require.InDelta(t, 1.5, a.ReadOnlyP99Ratio, 1e-9)
+	require.InDelta(t, 8.0/3, a.P50Ratio, 1e-9)
+	require.InDelta(t, 0.5, a.BareRecall(), 1e-9)
+	f.Accurate = a
+	var b strings.Builder
+	(&Results{Recall: []RecallFigure{f}}).Markdown(&b)
+	require.Contains(t, b.String(), "| 1000 | 1 | 0.500 | 150 | 0.970 | 3.00 / 6.00 | 2.00× / 1.50× | 2.67× / 2.00× | 100: 0.500, 150: 0.970 |")
+
+	// Not timed: the bare query's own figure and ratios.
+	u := &AccurateBare{Queries: 2, Ladder: []EfRecall{{EfSearch: 100, RecallAt10: 1}}, EfSearch: 100, Reached: true}
+	u.finish(nil, &f)
+	require.Equal(t, f.Bare, u.Latency)
+	require.InDelta(t, 3, u.ReadOnlyP50Ratio, 1e-9)
+	require.Equal(t, -1.0, (*AccurateBare)(nil).BareRecall())
 }

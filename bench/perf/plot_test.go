@@ -29,6 +29,21 @@ func TestRecallCurvesAndChart(t *testing.T) {
 	require.Equal(t, "recall read-only, one tenant", curves[4].Name)
 	require.Equal(t, []perf.Point{{N: 10000, V: 17}}, curves[4].Points, "the later figure wins")
 
+	// The bare query at the accuracy bar is drawn for a layout where it needed more than the
+	// bare query's ef_search somewhere, at the sizes that measured it.
+	acc := func(ms float64, timed bool) *perf.AccurateBare {
+		return &perf.AccurateBare{Latency: lat(ms), Timed: timed}
+	}
+	figs = append(figs,
+		perf.RecallFigure{N: 100000, Tenants: 1, Bare: lat(6), ReadOnly: lat(20), Full: lat(22), Accurate: acc(6, false)},
+		perf.RecallFigure{N: 1000000, Tenants: 1, Bare: lat(7), ReadOnly: lat(80), Full: lat(90), Accurate: acc(40, true)},
+		perf.RecallFigure{N: 1000000, Tenants: 100, Bare: lat(80), ReadOnly: lat(110), Full: lat(90), Accurate: acc(80, false)})
+	curves = perf.RecallCurves(figs)
+	require.Len(t, curves, 7, "no accuracy curve for 100 tenants, where the bare query reached the bar")
+	require.Equal(t, "bare HNSW top-10 at recall@10 ≥ 0.95, one tenant", curves[6].Name)
+	require.True(t, curves[6].Dashed)
+	require.Equal(t, []perf.Point{{N: 100000, V: 6}, {N: 1000000, V: 40}}, curves[6].Points)
+
 	var buf bytes.Buffer
 	require.NoError(t, perf.WriteScalingChart(&buf, "recall", "ms", curves))
 	img, err := png.Decode(&buf)

@@ -83,7 +83,24 @@ func TestRunTiny(t *testing.T) {
 		require.Positive(t, f.Bare.P50)
 		require.InDelta(t, f.Full.P50/f.Bare.P50, f.P50Ratio, 1e-9)
 		require.InDelta(t, float64(perf.K), f.BareResults, 1e-9, "every tenant holds more than K memories")
+		// The bare query held to the accuracy bar: calibrated on the filtered questions from
+		// the bare query's own ef_search up; timed when it needed more, else the bare query.
+		a := f.Accurate
+		require.NotNil(t, a)
+		require.Equal(t, 4, a.Queries)
+		require.NotEmpty(t, a.Ladder)
+		require.Equal(t, perf.EfLadder[0], a.Ladder[0].EfSearch)
+		require.Equal(t, a.Ladder[len(a.Ladder)-1].EfSearch, a.EfSearch)
+		require.Equal(t, a.EfSearch != perf.EfLadder[0], a.Timed)
+		if a.Timed {
+			require.Equal(t, 8, a.Latency.N)
+		} else {
+			require.Equal(t, f.Bare, a.Latency)
+			require.InDelta(t, f.ReadOnlyP50Ratio, a.ReadOnlyP50Ratio, 1e-9)
+		}
+		require.InDelta(t, f.Full.P99/a.Latency.P99, a.P99Ratio, 1e-9)
 	}
+	require.Contains(t, stdout.String(), "Recall against the bare query at the accuracy bar")
 	// Seven figures per layout (partial indexes off): iterative off at ef 40, relaxed and strict
 	// at ef 100, relaxed at ef 200, recall's own vector scan asked for the query's layer and
 	// for every layer, and derive's nearest-fact search.

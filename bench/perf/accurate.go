@@ -1,0 +1,174 @@
+package perf
+
+import (
+	"context"
+	"maps"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/pgvector/pgvector-go"
+
+	"github.com/zenbrain/zb/embed"
+)
+
+// EfLadder are the hnsw.ef_search values tried, in order, for the bare query at the accuracy
+// bar: pgvector's range is 1..1000, and the first is the bare query's own setting
+// (bareSettings).
+var EfLadder = []int{100, 150, 200, 300, 400, 600, 800, 1000}
+
+// AccurateBare is the bare query held to the accuracy recall is held to. The bare baseline
+// runs at ef_search 100, whatever its recall@10 against an exact sort of the tenant; recall's
+// vector half raises ef_search with the tenant's size (zb.recall_ef_search) to keep each
+// layer's top 10 at recall@10 ≥ 0.95 (issue 10's bar for filtered search). This figure finds
+// the smallest ef_search of EfLadder at which the bare query's own top 10 reaches that bar on
+// the same table, times that query interleaved with the others, and gives recall's ratios
+// against it — beside, not instead of, the issue's ratios against the bare query at 100.
+type AccurateBare struct {
+	// Queries is the number of calibration questions (Config.FilteredQueries), each with a
+	// random tenant and its exact top K (an ORDER BY no index can serve).
+	Queries int `json:"queries"`
+	// Ladder is the bare query's recall@10 at each ef_search tried, up to the first that
+	// reaches the bar (or all of EfLadder).
+	Ladder []EfRecall `json:"ladder"`
+	// EfSearch is the ef_search chosen: the first of Ladder at the bar, else the last tried;
+	// Reached says whether it reached the bar.
+	EfSearch int  `json:"ef_search"`
+	Reached  bool `json:"reached"`
+	// Timed is false when the bare query's own ef_search already reaches the bar: the figure
+	// is then the bare query itself and its ratios the issue's.
+	Timed bool `json:"timed"`
+	// Latency is the query at EfSearch over the timed questions (the bare query's when not
+	// Timed); the ratios are recall's (read-only and full) over it.
+	Latency          Latency `json:"latency"`
+	ReadOnlyP50Ratio float64 `json:"readonly_p50_ratio"`
+	ReadOnlyP99Ratio float64 `json:"readonly_p99_ratio"`
+	P50Ratio         float64 `json:"p50_ratio"`
+	P99Ratio         float64 `json:"p99_ratio"`
+}
+
+// EfRecall is the bare query's accuracy at one ef_search: mean and worst recall@10 against
+// exact over the calibration questions, and its p50 there (ms).
+type EfRecall struct {
+	EfSearch   int     `json:"ef_search"`
+	RecallAt10 float64 `json:"recall_at_10"`
+	MinRecall  float64 `json:"min_recall"`
+	P50        float64 `json:"p50_ms"`
+}
+
+// BareRecall is the bare query's recall@10 at its own ef_search (the ladder's first step), or
+// -1 when no calibration ran.
+func (a *AccurateBare) BareRecall() float64 {
+	if a == nil || len(a.Ladder) == 0 {
+		return -1
+	}
+	return a.Ladder[0].RecallAt10
+}
+
+// chooseEf picks the first step of ladder whose mean recall reaches the bar, else the last.
+func chooseEf(ladder []EfRecall) (ef int, reached bool) {
+	for _, s := range ladder {
+		if reachesBar(s.RecallAt10) {
+			return s.EfSearch, true
+		}
+	}
+	if len(ladder) == 0 {
+		return 0, false
+	}
+	return ladder[len(ladder)-1].EfSearch, false
+}
+
+// calibrateBare measures the bare query's recall@10 against exact at the ef_search values of
+// EfLadder, stopping at the first that reaches FilteredRecallTarget, and returns the figure
+// with a pool at the chosen setting when it differs from the bare query's (nil otherwise; the
+// caller closes it).
+func calibrateBare(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embedder, n, tenants int) (*AccurateBare, *pgxpool.Pool, error) {
+	type question struct {
+		tenant string
+		v      pgvector.Vector
+		exact  []int64
+	}
+	exact, err := newPoolWith(ctx, bdb.url, "zbperfbench-exact", 1, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer exact.Close()
+	r := rand.New(rand.NewPCG(c.Seed, uint64(n)+13))
+	qs := make([]question, c.FilteredQueries)
+	for i := range qs {
+		vs, err := emb.Embed(ctx, []string{genQuery(r)})
+		if err != nil {
+			return nil, nil, err
+		}
+		q := question{tenant: tenantName(r.IntN(tenants)), v: pgvector.NewVector(vs[0])}
+		// The bare query's rows ((embedding <=> q) + 0 cannot use the HNSW index), ties by id.
+		if q.exact, err = queryIDs(ctx, exact, `SELECT id FROM zb.memory WHERE tenant_id = $1
+			ORDER BY (embedding <=> $2) + 0, id LIMIT $3`, q.tenant, q.v, K); err != nil {
+			return nil, nil, err
+		}
+		qs[i] = q
+	}
+	a := &AccurateBare{Queries: len(qs)}
+	var chosen *pgxpool.Pool
+	for _, ef := range EfLadder {
+		pool, err := newPoolWith(ctx, bdb.url, "zbperfbench-bare-accurate", 2, efSettings(ef))
+		if err != nil {
+			return nil, nil, err
+		}
+		step := EfRecall{EfSearch: ef, MinRecall: 1}
+		ds := make([]time.Duration, 0, len(qs))
+		sum := 0.0
+		for _, q := range qs {
+			t := time.Now()
+			got, err := queryIDs(ctx, pool, `SELECT id FROM zb.memory WHERE tenant_id = $1 ORDER BY embedding <=> $2 LIMIT $3`,
+				q.tenant, q.v, K)
+			if err != nil {
+				pool.Close()
+				return nil, nil, err
+			}
+			ds = append(ds, time.Since(t))
+			rc := recallOf(got, q.exact)
+			sum += rc
+			step.MinRecall = min(step.MinRecall, rc)
+		}
+		step.RecallAt10, step.P50 = sum/float64(len(qs)), summarize(ds).P50
+		a.Ladder = append(a.Ladder, step)
+		c.Logger.Info("bare query accuracy", "n", n, "tenants", tenants, "ef_search", ef, "recall@10", step.RecallAt10)
+		if reachesBar(step.RecallAt10) || ef == EfLadder[len(EfLadder)-1] {
+			chosen = pool
+			break
+		}
+		pool.Close()
+	}
+	a.EfSearch, a.Reached = chooseEf(a.Ladder)
+	a.Timed = a.EfSearch != EfLadder[0]
+	if !a.Timed {
+		chosen.Close()
+		return a, nil, nil
+	}
+	return a, chosen, nil
+}
+
+// reachesBar reports a mean recall@10 at or above FilteredRecallTarget. The mean is a sum of
+// per-question fractions, so 50 questions at 0.95 in all sum to 0.9499999999999997: the
+// comparison allows for that rounding.
+func reachesBar(recall float64) bool { return recall >= FilteredRecallTarget-1e-9 }
+
+// efSettings are the bare query's settings with another ef_search.
+func efSettings(ef int) map[string]string {
+	s := maps.Clone(bareSettings)
+	s["hnsw.ef_search"] = strconv.Itoa(ef)
+	return s
+}
+
+// finish fills the latency and ratios from the timed queries (the bare query's when not
+// Timed).
+func (a *AccurateBare) finish(timed []time.Duration, f *RecallFigure) {
+	a.Latency = f.Bare
+	if a.Timed {
+		a.Latency = summarize(timed)
+	}
+	a.ReadOnlyP50Ratio, a.ReadOnlyP99Ratio = ratio(f.ReadOnly.P50, a.Latency.P50), ratio(f.ReadOnly.P99, a.Latency.P99)
+	a.P50Ratio, a.P99Ratio = ratio(f.Full.P50, a.Latency.P50), ratio(f.Full.P99, a.Latency.P99)
+}
