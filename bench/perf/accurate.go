@@ -15,8 +15,8 @@ import (
 
 // EfLadder are the hnsw.ef_search values tried, in order, for the bare query at the accuracy
 // bar: pgvector's range is 1..1000, and the first is the bare query's own setting
-// (bareSettings).
-var EfLadder = []int{100, 150, 200, 300, 400, 600, 800, 1000}
+// (bareSettings); each step at most 1.25 times the one before it.
+var EfLadder = []int{100, 120, 150, 175, 200, 250, 300, 350, 400, 500, 600, 700, 800, 900, 1000}
 
 // AccurateBare is the bare query held to the accuracy recall is held to. The bare baseline
 // runs at ef_search 100, whatever its recall@10 against an exact sort of the tenant; recall's
