@@ -172,3 +172,78 @@ func (a *AccurateBare) finish(timed []time.Duration, f *RecallFigure) {
 	a.ReadOnlyP50Ratio, a.ReadOnlyP99Ratio = ratio(f.ReadOnly.P50, a.Latency.P50), ratio(f.ReadOnly.P99, a.Latency.P99)
 	a.P50Ratio, a.P99Ratio = ratio(f.Full.P50, a.Latency.P50), ratio(f.Full.P99, a.Latency.P99)
 }
+
+// recallExactMax is the tenant size up to which recall's vector half ranks a tenant's rows
+// exactly (zb.recall_vector_half: 1 000 active memories); above it, one HNSW scan.
+const recallExactMax = 1000
+
+// LayerLadder is the per-layer accuracy of recall's one-scan shape by ef_search: the 10·K
+// nearest rows of the tenant, the question's layer's top K among them (what
+// zb.recall_vector_scan keeps for each layer when every layer is requested, recall's default),
+// against that layer's exact top K — the same questions as the filtered-search figures. It
+// shows which ef_search per-layer recall@10 ≥ 0.95 needs on the graph measured, next to the
+// one zb.recall_ef_search gives (RuleEf). A layer left with fewer than K rows among the 10·K
+// counts here with what it got; recall would give it a scan of its own.
+type LayerLadder struct {
+	Queries int        `json:"queries"`
+	Steps   []EfRecall `json:"steps"`
+	// EfSearch is the first step at the bar (Reached), else the last tried.
+	EfSearch int  `json:"ef_search"`
+	Reached  bool `json:"reached"`
+	// RuleEf is zb.recall_ef_search of the tenants' size: the ef_search recall uses.
+	RuleEf int `json:"rule_ef_search"`
+}
+
+// layerQuestion is a filtered-search question: a tenant, a layer, a vector and the layer's
+// exact top K.
+type layerQuestion struct {
+	tenant, layer string
+	v             pgvector.Vector
+	exact         []int64
+}
+
+// layerLadder measures LayerLadder over qs at the ef_search values of EfLadder, up to the
+// first that reaches the bar.
+func layerLadder(ctx context.Context, c *Config, bdb *benchDB, qs []layerQuestion, n, tenants int) (*LayerLadder, error) {
+	l := &LayerLadder{Queries: len(qs)}
+	if err := bdb.pool.QueryRow(ctx, `SELECT zb.recall_ef_search($1)`, int64(n/tenants)).Scan(&l.RuleEf); err != nil {
+		return nil, err
+	}
+	for _, ef := range EfLadder {
+		// Recall's statement settings: HNSW, not a sequential or bitmap pass over the tenant.
+		settings := efSettings(ef)
+		settings["enable_seqscan"], settings["enable_bitmapscan"], settings["jit"] = "off", "off", "off"
+		pool, err := newPoolWith(ctx, bdb.url, "zbperfbench-layer-ladder", 1, settings)
+		if err != nil {
+			return nil, err
+		}
+		step := EfRecall{EfSearch: ef, MinRecall: 1}
+		ds := make([]time.Duration, 0, len(qs))
+		sum := 0.0
+		for _, q := range qs {
+			t := time.Now()
+			got, err := queryIDs(ctx, pool, `SELECT g.id FROM (
+				SELECT m.id, m.layer, m.embedding <=> $2 AS d FROM zb.memory m
+				WHERE m.tenant_id = $1 AND m.status = 'active' AND m.embedding IS NOT NULL
+				ORDER BY m.embedding <=> $2 LIMIT $3 * 10) g
+				WHERE g.layer = $4::zb.memory_layer ORDER BY g.d, g.id LIMIT $3`, q.tenant, q.v, K, q.layer)
+			if err != nil {
+				pool.Close()
+				return nil, err
+			}
+			ds = append(ds, time.Since(t))
+			rc := recallOf(got, q.exact)
+			sum += rc
+			step.MinRecall = min(step.MinRecall, rc)
+		}
+		pool.Close()
+		step.RecallAt10, step.P50 = sum/float64(len(qs)), summarize(ds).P50
+		l.Steps = append(l.Steps, step)
+		c.Logger.Info("per-layer accuracy of one scan", "n", n, "tenants", tenants, "ef_search", ef, "recall@10", step.RecallAt10)
+		if reachesBar(step.RecallAt10) {
+			break
+		}
+	}
+	l.EfSearch, l.Reached = chooseEf(l.Steps)
+	return l, nil
+}

@@ -86,10 +86,36 @@ func TestAccurateFinishAndReport(t *testing.T) {
 	(&Results{Recall: []RecallFigure{f}}).Markdown(&b)
 	require.Contains(t, b.String(), "| 1000 | 1 | 0.500 | 150 | 0.970 | 3.00 / 6.00 | 2.00× / 1.50× | 2.67× / 2.00× | 100: 0.500, 150: 0.970 |")
 
+	f.HNSW = "m = 16, ef_construction = 64"
+	f.LayerLadder = &LayerLadder{
+		Queries: 2, Steps: []EfRecall{{EfSearch: 100, RecallAt10: 0.9, P50: 1.5}, {EfSearch: 120, RecallAt10: 0.96, P50: 1.75}},
+		EfSearch: 120, Reached: true, RuleEf: 112,
+	}
+	b.Reset()
+	(&Results{Recall: []RecallFigure{f}}).Markdown(&b)
+	require.Contains(t, b.String(), "| 1000 | 1 | m = 16, ef_construction = 64 | 120 | 112 | 100: 0.900, 1.50; 120: 0.960, 1.75 |")
+
 	// Not timed: the bare query's own figure and ratios.
 	u := &AccurateBare{Queries: 2, Ladder: []EfRecall{{EfSearch: 100, RecallAt10: 1}}, EfSearch: 100, Reached: true}
 	u.finish(nil, &f)
 	require.Equal(t, f.Bare, u.Latency)
 	require.InDelta(t, 3, u.ReadOnlyP50Ratio, 1e-9)
 	require.Equal(t, -1.0, (*AccurateBare)(nil).BareRecall())
+}
+
+func TestWithHNSWParams(t *testing.T) {
+	t.Parallel()
+	def := `CREATE INDEX memory_embedding_hnsw_idx ON zb.memory USING hnsw (embedding vector_cosine_ops) WITH (m='16', ef_construction='64')`
+	got, with, err := withHNSWParams(def, 0, 0)
+	require.NoError(t, err)
+	require.Equal(t, "m = 16, ef_construction = 64", with)
+	require.Equal(t, `CREATE INDEX memory_embedding_hnsw_idx ON zb.memory USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)`, got)
+	got, with, err = withHNSWParams(def, 32, 200)
+	require.NoError(t, err)
+	require.Equal(t, "m = 32, ef_construction = 200", with)
+	require.True(t, strings.HasSuffix(got, "WITH (m = 32, ef_construction = 200)"), got)
+	_, _, err = withHNSWParams(`CREATE INDEX i ON t USING hnsw (e vector_cosine_ops)`, 32, 0)
+	require.ErrorContains(t, err, "no WITH clause")
+	_, _, err = withHNSWParams(`CREATE INDEX i ON t USING hnsw (e vector_cosine_ops) WITH (m='16')`, 0, 0)
+	require.ErrorContains(t, err, "does not name")
 }

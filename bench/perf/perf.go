@@ -112,6 +112,10 @@ type Config struct {
 	// (auto, sql or compiled: migration 0032): "sql" measures recall without the zb_lexical
 	// extension on a server that has it. Empty leaves the server's default (auto).
 	LexicalScorer string
+	// HNSWM and HNSWEfConstruction, when set, replace the HNSW index's m and ef_construction
+	// (migration 0002: 16 and 64) in the recall databases' index build, to measure the graph's
+	// parameters; 0 keeps the migration's.
+	HNSWM, HNSWEfConstruction int
 	// Seed seeds the generated content and queries.
 	Seed uint64
 	// Logger receives progress. Defaults to a discarding logger.
@@ -175,6 +179,16 @@ func (c *Config) validate() error {
 	}
 	if c.LoadDuration != -1 && c.LoadDuration < 100*time.Millisecond {
 		return fmt.Errorf("perf: Config.LoadDuration must be -1 or at least 100ms, got %v", c.LoadDuration)
+	}
+	// pgvector's limits: m in 2..100, ef_construction in 4..1000 and at least 2·m.
+	if c.HNSWM != 0 && (c.HNSWM < 2 || c.HNSWM > 100) {
+		return fmt.Errorf("perf: Config.HNSWM must be 0 or in 2..100, got %d", c.HNSWM)
+	}
+	if c.HNSWEfConstruction != 0 && (c.HNSWEfConstruction < 4 || c.HNSWEfConstruction > 1000) {
+		return fmt.Errorf("perf: Config.HNSWEfConstruction must be 0 or in 4..1000, got %d", c.HNSWEfConstruction)
+	}
+	if m, efc := cmp.Or(c.HNSWM, 16), cmp.Or(c.HNSWEfConstruction, 64); efc < 2*m {
+		return fmt.Errorf("perf: the HNSW ef_construction (%d) must be at least twice m (%d)", efc, m)
 	}
 	switch c.LexicalScorer {
 	case "", "auto", "sql", "compiled":
@@ -249,6 +263,7 @@ func Run(ctx context.Context, cfg *Config) (*Results, error) {
 			"pool_size": c.PoolSize, "worker": !c.NoWorker, "worker_bin": c.WorkerBin, "seed": c.Seed, "k": K,
 			"recall_split_min_docs": c.RecallSplitMinDocs,
 			"lexical_scorer":        c.LexicalScorer,
+			"hnsw_m":                c.HNSWM, "hnsw_ef_construction": c.HNSWEfConstruction,
 		},
 	}
 	if err := describeServer(ctx, c.AdminURL, &res.Machine); err != nil {

@@ -36,6 +36,9 @@ func TestConfigValidation(t *testing.T) {
 		{"duration", perf.Config{AdminURL: "postgres://x/y", LoadDuration: 5}, "LoadDuration"},
 		{"worker both ways", perf.Config{AdminURL: "postgres://x/y", WorkerBin: "/bin/true", NoWorker: true}, "exclude each other"},
 		{"lexical scorer", perf.Config{AdminURL: "postgres://x/y", LexicalScorer: "fast"}, "LexicalScorer"},
+		{"hnsw m", perf.Config{AdminURL: "postgres://x/y", HNSWM: 1}, "HNSWM"},
+		{"hnsw ef_construction", perf.Config{AdminURL: "postgres://x/y", HNSWEfConstruction: 2000}, "HNSWEfConstruction"},
+		{"hnsw ef_construction below 2m", perf.Config{AdminURL: "postgres://x/y", HNSWM: 48}, "at least twice m"},
 		{"worker missing", perf.Config{AdminURL: "postgres://x/y", WorkerBin: "/nonexistent/zbworker"}, "WorkerBin"},
 	}
 	for _, tc := range cases {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -57,6 +59,13 @@ type RecallFigure struct {
 	// LexicalScorer is what zb.lexical_scorer() said in the benchmark database: compiled (the
 	// zb_lexical extension scores recall's lexical half) or sql.
 	LexicalScorer string `json:"lexical_scorer"`
+	// HNSW is the WITH clause of the HNSW index the figure was measured on (the migration's
+	// unless Config.HNSWM or HNSWEfConstruction replaced it) and IndexMiB its size.
+	HNSW     string  `json:"hnsw,omitempty"`
+	IndexMiB float64 `json:"index_mib,omitempty"`
+	// LayerLadder is the per-layer accuracy of recall's one-scan shape by ef_search (nil where
+	// the tenants are small enough for recall's exact vector half).
+	LayerLadder *LayerLadder `json:"layer_ladder,omitempty"`
 	// Accurate is the bare query at the accuracy bar recall's vector half is held to, and
 	// recall's ratios against it (nil in runs before 6 December).
 	Accurate *AccurateBare `json:"accurate_bare,omitempty"`
@@ -126,6 +135,9 @@ func benchRecallSize(ctx context.Context, c *Config, n, tenants int, doLoad bool
 	if err := bdb.pool.QueryRow(ctx, `SELECT pg_get_indexdef('zb.memory_embedding_hnsw_idx'::regclass)`).Scan(&indexDef); err != nil {
 		return err
 	}
+	if indexDef, f.HNSW, err = withHNSWParams(indexDef, c.HNSWM, c.HNSWEfConstruction); err != nil {
+		return err
+	}
 	if _, err := bdb.pool.Exec(ctx, `DROP INDEX zb.memory_embedding_hnsw_idx`); err != nil {
 		return err
 	}
@@ -152,6 +164,11 @@ func benchRecallSize(ctx context.Context, c *Config, n, tenants int, doLoad bool
 		return fmt.Errorf("building the HNSW index: %w", err)
 	}
 	f.IndexBuild = time.Since(t0).Seconds()
+	var indexBytes int64
+	if err := bdb.pool.QueryRow(ctx, `SELECT pg_relation_size('zb.memory_embedding_hnsw_idx')`).Scan(&indexBytes); err != nil {
+		return err
+	}
+	f.IndexMiB = float64(indexBytes) / (1 << 20)
 	// The steady state: autovacuum would have set the visibility map of the postings (recall's
 	// lexical half reads them index-only) and analyzed them; on a freshly loaded table every
 	// posting an index-only scan returns is checked against the heap (0023 makes autovacuum visit
@@ -262,11 +279,12 @@ func benchRecallSize(ctx context.Context, c *Config, n, tenants int, doLoad bool
 	c.Logger.Info("recall", "n", n, "tenants", tenants, "bare_p50", f.Bare.P50, "full_p50", f.Full.P50, "p50_ratio", f.P50Ratio,
 		"p99_ratio", f.P99Ratio, "accurate_ef", acc.EfSearch, "readonly_p50_ratio_accurate", acc.ReadOnlyP50Ratio)
 
-	ff, err := benchFiltered(ctx, c, bdb, emb, n, tenants, indexDef)
+	ff, ladder, err := benchFiltered(ctx, c, bdb, emb, n, tenants, indexDef)
 	if err != nil {
 		return fmt.Errorf("filtered search: %w", err)
 	}
 	res.Filtered = append(res.Filtered, ff...)
+	res.Recall[len(res.Recall)-1].LayerLadder = ladder
 	c.progress(res)
 
 	if doLoad {
@@ -299,6 +317,37 @@ func buildIndex(ctx context.Context, pool *pgxpool.Pool, def string, n int) erro
 		err = rerr
 	}
 	return err
+}
+
+// hnswWith matches the WITH clause of an HNSW index definition (pg_get_indexdef), and
+// hnswParam one of its parameters.
+var (
+	hnswWith  = regexp.MustCompile(`WITH \(([^)]*)\)$`)
+	hnswParam = regexp.MustCompile(`(m|ef_construction)='?(\d+)'?`)
+)
+
+// withHNSWParams returns the index definition def with m and ef_construction replaced where
+// they are not 0, and its WITH clause as built.
+func withHNSWParams(def string, m, efc int) (string, string, error) {
+	loc := hnswWith.FindStringSubmatchIndex(def)
+	if loc == nil {
+		return "", "", fmt.Errorf("perf: the HNSW index definition has no WITH clause: %s", def)
+	}
+	vals := map[string]string{}
+	for _, p := range hnswParam.FindAllStringSubmatch(def[loc[2]:loc[3]], -1) {
+		vals[p[1]] = p[2]
+	}
+	if m != 0 {
+		vals["m"] = strconv.Itoa(m)
+	}
+	if efc != 0 {
+		vals["ef_construction"] = strconv.Itoa(efc)
+	}
+	if vals["m"] == "" || vals["ef_construction"] == "" {
+		return "", "", fmt.Errorf("perf: the HNSW index definition does not name m and ef_construction: %s", def)
+	}
+	with := fmt.Sprintf("m = %s, ef_construction = %s", vals["m"], vals["ef_construction"])
+	return def[:loc[0]] + "WITH (" + with + ")", with, nil
 }
 
 // bareTopK runs the bare HNSW top-K query of one tenant and returns the rows it found.
@@ -354,7 +403,7 @@ type filterSetting struct {
 }
 
 // benchFiltered measures ANN recall@10 against exact within one tenant and one layer.
-func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embedder, n, tenants int, indexDef string) ([]FilteredFigure, error) {
+func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embedder, n, tenants int, indexDef string) ([]FilteredFigure, *LayerLadder, error) {
 	settings := []filterSetting{
 		{name: "iterative off, ef 40", settings: map[string]string{"hnsw.iterative_scan": "off", "hnsw.ef_search": "40"}},
 		{name: "relaxed, ef 100", settings: map[string]string{"hnsw.iterative_scan": "relaxed_order", "hnsw.ef_search": "100"}},
@@ -369,17 +418,11 @@ func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 			settings: map[string]string{"hnsw.iterative_scan": "relaxed_order", "hnsw.ef_search": "100"},
 		})
 	}
-	type query struct {
-		tenant string
-		layer  string
-		v      pgvector.Vector
-		exact  []int64
-	}
 	r := rand.New(rand.NewPCG(c.Seed, uint64(n)+11))
-	qs := make([]query, c.FilteredQueries)
+	qs := make([]layerQuestion, c.FilteredQueries)
 	exact, err := newPoolWith(ctx, bdb.url, "zbperfbench-exact", 1, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer exact.Close()
 	var exactD []time.Duration
@@ -387,20 +430,20 @@ func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 	for i := range qs {
 		vs, err := emb.Embed(ctx, []string{genQuery(r)})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		q := query{tenant: tenantName(r.IntN(tenants)), layer: string(searchLayers[r.IntN(len(searchLayers))]), v: pgvector.NewVector(vs[0])}
+		q := layerQuestion{tenant: tenantName(r.IntN(tenants)), layer: string(searchLayers[r.IntN(len(searchLayers))]), v: pgvector.NewVector(vs[0])}
 		t := time.Now()
 		// (embedding <=> q) + 0 cannot use the HNSW index: an exact sort of the filtered rows.
 		if q.exact, err = queryIDs(ctx, exact, `SELECT id FROM zb.memory WHERE tenant_id = $1 AND layer = $2::zb.memory_layer
 			AND status = 'active' AND embedding IS NOT NULL ORDER BY (embedding <=> $3) + 0, id LIMIT $4`, q.tenant, q.layer, q.v, K); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		exactD = append(exactD, time.Since(t))
 		var cnt int
 		if err := exact.QueryRow(ctx, `SELECT count(*) FROM zb.memory WHERE tenant_id = $1 AND layer = $2::zb.memory_layer AND status = 'active'`,
 			q.tenant, q.layer).Scan(&cnt); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		matches += cnt
 		qs[i] = q
@@ -413,16 +456,16 @@ func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 				def := strings.Replace(indexDef, "memory_embedding_hnsw_idx", partialIndex(l), 1) +
 					" WHERE layer = '" + string(l) + "' AND status = 'active'"
 				if err := buildIndex(ctx, bdb.pool, def, n); err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 			}
 			if _, err := bdb.pool.Exec(ctx, `ANALYZE zb.memory`); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		pool, err := newPoolWith(ctx, bdb.url, "zbperfbench-filtered", 1, s.settings)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		annSQL := `SELECT id FROM zb.memory WHERE tenant_id = $1 AND layer = $2::zb.memory_layer
 			AND status = 'active' AND embedding IS NOT NULL ORDER BY embedding <=> $3 LIMIT $4`
@@ -443,7 +486,7 @@ func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 			var plan []byte
 			if err := pool.QueryRow(ctx, "EXPLAIN (FORMAT JSON) "+annSQL, qs[0].tenant, qs[0].layer, qs[0].v, K).Scan(&plan); err != nil {
 				pool.Close()
-				return nil, err
+				return nil, nil, err
 			}
 			f.Scan = scanOf(plan)
 		}
@@ -454,7 +497,7 @@ func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 			got, err := queryIDs(ctx, pool, annSQL, q.tenant, q.layer, q.v, K)
 			if err != nil {
 				pool.Close()
-				return nil, err
+				return nil, nil, err
 			}
 			ds = append(ds, time.Since(t))
 			rc := recallOf(got, q.exact)
@@ -467,7 +510,7 @@ func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 			// not find them.
 			for _, l := range searchLayers {
 				if _, err := bdb.pool.Exec(ctx, "DROP INDEX zb."+partialIndex(l)); err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 			}
 		}
@@ -477,11 +520,17 @@ func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 		c.Logger.Info("filtered", "n", n, "tenants", tenants, "setting", s.name, "recall@10", f.RecallAt10, "scan", f.Scan)
 		out = append(out, f)
 	}
+	var ladder *LayerLadder
+	if n/tenants > recallExactMax {
+		if ladder, err = layerLadder(ctx, c, bdb, qs, n, tenants); err != nil {
+			return nil, nil, err
+		}
+	}
 	f, err := benchNearestFacts(ctx, c, bdb, exact, n, tenants, r)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return append(out, f), nil
+	return append(out, f), ladder, nil
 }
 
 // partialIndex names the partial HNSW index of one layer that the filtered benchmark builds.

@@ -57,8 +57,18 @@ func (r *Results) Markdown(w io.Writer) {
 			scorers = append(scorers, fmt.Sprintf("%d in %d: %s", f.N, f.Tenants, cmp.Or(f.LexicalScorer, "sql (before 0032)")))
 		}
 		fmt.Fprintf(w, "Lexical scorer (zb.lexical_scorer(), migration 0032): %s.\n\n", strings.Join(scorers, "; "))
+		indexes := make([]string, 0, len(r.Recall))
+		for _, f := range r.Recall {
+			if f.HNSW != "" {
+				indexes = append(indexes, fmt.Sprintf("%d in %d: %s, %.0f MiB", f.N, f.Tenants, f.HNSW, f.IndexMiB))
+			}
+		}
+		if len(indexes) > 0 {
+			fmt.Fprintf(w, "HNSW index (`zb.memory_embedding_hnsw_idx`): %s.\n\n", strings.Join(indexes, "; "))
+		}
 		partsMarkdown(w, r.Recall)
 		accurateMarkdown(w, r.Recall)
+		layerLadderMarkdown(w, r.Recall)
 	}
 	if len(r.Filtered) > 0 {
 		fmt.Fprintf(w, "## Filtered search (one tenant, one layer): ANN recall@%d vs exact\n\n", K)
@@ -169,6 +179,39 @@ func accurateMarkdown(w io.Writer, figs []RecallFigure) {
 		"half keeps each layer's top %d at recall@%d ≥ %.2f. Here the bare query is held to that bar too: the smallest ef_search of "+
 		"the ladder at which its top %d reaches it over %s calibration questions, timed interleaved with the others.\n\n",
 		K, K, FilteredRecallTarget, K, queriesOf(with))
+}
+
+// layerLadderMarkdown reports the per-layer accuracy of recall's one-scan shape by ef_search
+// (LayerLadder), for the figures that measured it.
+func layerLadderMarkdown(w io.Writer, figs []RecallFigure) {
+	header := false
+	for _, f := range figs {
+		l := f.LayerLadder
+		if l == nil {
+			continue
+		}
+		if !header {
+			fmt.Fprintf(w, "### Per-layer accuracy of recall's one HNSW scan by ef_search (the %d nearest, each layer's top %d)\n\n", 10*K, K)
+			fmt.Fprintf(w, "| N | tenants | HNSW | ef_search at the bar | recall's ef_search (zb.recall_ef_search) | ladder (ef: recall@%d, p50 ms) |\n", K)
+			fmt.Fprintf(w, "|---:|---:|---|---:|---:|---|\n")
+			header = true
+		}
+		steps := make([]string, 0, len(l.Steps))
+		for _, s := range l.Steps {
+			steps = append(steps, fmt.Sprintf("%d: %.3f, %.2f", s.EfSearch, s.RecallAt10, s.P50))
+		}
+		ef := fmt.Sprint(l.EfSearch)
+		if !l.Reached {
+			ef += " (bar not reached)"
+		}
+		fmt.Fprintf(w, "| %d | %d | %s | %s | %d | %s |\n", f.N, f.Tenants, f.HNSW, ef, l.RuleEf, strings.Join(steps, "; "))
+	}
+	if header {
+		fmt.Fprintf(w, "\nThe filtered-search questions (one tenant, one layer): the tenant's %d nearest rows by one relaxed HNSW scan at each "+
+			"ef_search, the question layer's top %d among them against its exact top %d. The ef_search at the bar is what per-layer "+
+			"recall@%d ≥ %.2f needs on this graph; recall's own scan (filtered table, \"every layer\") runs at the rule's.\n\n",
+			10*K, K, K, K, FilteredRecallTarget)
+	}
 }
 
 // queriesOf names the calibration question counts of figs.

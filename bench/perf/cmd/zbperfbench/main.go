@@ -56,6 +56,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	multiOnly := fs.Bool("multi-only", false, "measure only the multi-tenant layout (skip the one-tenant layout)")
 	dim := fs.Int("dim", perf.DimDefault, "embedding dimension")
 	seed := fs.Uint64("seed", 1, "seed of the generated data")
+	hnswM := fs.Int("hnsw-m", 0, "HNSW m of the recall databases' index (0: the migration's, 16)")
+	hnswEfc := fs.Int("hnsw-ef-construction", 0, "HNSW ef_construction of the recall databases' index (0: the migration's, 64)")
 	split := fs.Int64("recall-split", 0, "tenant size from which recall reads its two halves concurrently (0: the coordinator's default, 1000; -1: never)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -98,7 +100,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		AdminURL: getenv("ZB_DATABASE_URL"), Dim: *dim, Sizes: sz, Tenants: *tenants, Queries: *queries,
 		FilteredQueries: *filtered, PartialMax: *partialMax, ImportSize: *importSize, BatchSize: *batch, Stores: *stores,
 		Clients: *clients, LoadDuration: *duration, PoolSize: *poolSize, NoWorker: *noWorker, WorkerBin: *workerBin, Keep: *keep, MultiOnly: *multiOnly,
-		RecallSplitMinDocs: *split, LexicalScorer: *scorer, Seed: *seed, Logger: logger,
+		RecallSplitMinDocs: *split, LexicalScorer: *scorer, HNSWM: *hnswM, HNSWEfConstruction: *hnswEfc, Seed: *seed, Logger: logger,
 		// Partial results are saved after each figure, so a long run that is stopped keeps them.
 		OnProgress: func(r *perf.Results) {
 			if err := r.Write(*out); err != nil {

@@ -34,9 +34,9 @@ func TestRunTiny(t *testing.T) {
 	require.NoError(t, err, string(out))
 	var stdout, stderr bytes.Buffer
 	code := run([]string{
-		"-worker-bin", workerBin, "-out", dir, "-sizes", "200", "-tenants", "3", "-queries", "8", "-filtered-queries", "4",
+		"-worker-bin", workerBin, "-out", dir, "-sizes", "1200", "-tenants", "3", "-queries", "8", "-filtered-queries", "4",
 		"-partial-max", "-1", "-import", "100", "-batch", "50", "-stores", "10", "-clients", "4", "-pool", "4", "-duration", "1s",
-		"-dim", "32", "-recall-split", "100", "-lexical-scorer", "sql",
+		"-dim", "32", "-recall-split", "500", "-lexical-scorer", "sql",
 	},
 		func(k string) string {
 			if k == "ZB_DATABASE_URL" {
@@ -57,9 +57,9 @@ func TestRunTiny(t *testing.T) {
 	require.Len(t, res.Recall, 2, "the multi-tenant and the single-tenant layout")
 	require.Equal(t, 3, res.Recall[0].Tenants)
 	require.Equal(t, 1, res.Recall[1].Tenants)
-	// -recall-split 100: the one tenant of 200 memories reads its halves on two connections in
-	// every timed recall (its size is known from the warm-up), tenants of 66 or 67 in none.
-	require.EqualValues(t, 100, res.Config["recall_split_min_docs"])
+	// -recall-split 500: the one tenant of 1 200 memories reads its halves on two connections in
+	// every timed recall (its size is known from the warm-up), tenants of 400 in none.
+	require.EqualValues(t, 500, res.Config["recall_split_min_docs"])
 	require.Zero(t, res.Recall[0].Split)
 	require.Equal(t, 1.0, res.Recall[1].Split)
 	// Where the time went: the split layout has its halves and join, the other only candidates.
@@ -83,6 +83,8 @@ func TestRunTiny(t *testing.T) {
 		require.Positive(t, f.Bare.P50)
 		require.InDelta(t, f.Full.P50/f.Bare.P50, f.P50Ratio, 1e-9)
 		require.InDelta(t, float64(perf.K), f.BareResults, 1e-9, "every tenant holds more than K memories")
+		require.Equal(t, "m = 16, ef_construction = 64", f.HNSW, "the migration's HNSW parameters")
+		require.Positive(t, f.IndexMiB)
 		// The bare query held to the accuracy bar: calibrated on the filtered questions from
 		// the bare query's own ef_search up; timed when it needed more, else the bare query.
 		a := f.Accurate
@@ -101,6 +103,17 @@ func TestRunTiny(t *testing.T) {
 		require.InDelta(t, f.Full.P99/a.Latency.P99, a.P99Ratio, 1e-9)
 	}
 	require.Contains(t, stdout.String(), "Recall against the bare query at the accuracy bar")
+	require.Contains(t, stdout.String(), "HNSW index (`zb.memory_embedding_hnsw_idx`): 1200 in 3: m = 16, ef_construction = 64")
+	// The per-layer ladder of recall's one-scan shape: only where recall's vector half walks
+	// the graph (above 1 000 active memories), from the bare query's ef_search up.
+	require.Nil(t, res.Recall[0].LayerLadder, "tenants of 400: recall's vector half is exact")
+	l := res.Recall[1].LayerLadder
+	require.NotNil(t, l)
+	require.Equal(t, 4, l.Queries)
+	require.Equal(t, 100, l.RuleEf, "zb.recall_ef_search(1200)")
+	require.Equal(t, perf.EfLadder[0], l.Steps[0].EfSearch)
+	require.Equal(t, l.Steps[len(l.Steps)-1].EfSearch, l.EfSearch)
+	require.Contains(t, stdout.String(), "Per-layer accuracy of recall's one HNSW scan")
 	// Seven figures per layout (partial indexes off): iterative off at ef 40, relaxed and strict
 	// at ef 100, relaxed at ef 200, recall's own vector scan asked for the query's layer and
 	// for every layer, and derive's nearest-fact search.
@@ -111,18 +124,19 @@ func TestRunTiny(t *testing.T) {
 		require.LessOrEqual(t, f.RecallAt10, 1.0)
 		require.NotEmpty(t, f.Scan)
 		if f.Setting == perf.NearestFactsSetting {
-			// Tenants of at most 1 000 memories: zb.similar_semantic ranks every semantic
-			// memory exactly, so it must agree with the benchmark's exact sort.
+			// Tenants of 400 semantic-and-other memories are ranked exactly; the one tenant of
+			// 1 200, through the graph at ef 100, is near-exhaustive at 32 dimensions: either way
+			// zb.similar_semantic must agree with the benchmark's exact sort.
 			facts++
 			require.InDelta(t, 1.0, f.RecallAt10, 0.05, f)
 			require.Equal(t, 4, f.Latency.N)
 			require.Positive(t, f.MeanMatches)
 		}
 		if f.Setting == "strict, ef 100" || strings.HasPrefix(f.Setting, "recall's vector scan") {
-			// On 200 rows an ef-100 strict iterative scan is near-exhaustive, and recall's scan
-			// (10·K rows of a 67-memory tenant) returns the whole tenant ranked: a low figure
-			// would mean the comparison with the exact ids, or the every-layer scan's filter to
-			// the query's layer, is broken.
+			// On 1 200 rows of 32 dimensions an ef-100 strict iterative scan is near-exhaustive,
+			// and recall's scan ranks 10·K of them per call: a low figure would mean the
+			// comparison with the exact ids, or the every-layer scan's filter to the query's
+			// layer, is broken.
 			require.GreaterOrEqual(t, f.RecallAt10, 0.75, f)
 		}
 	}
