@@ -116,23 +116,13 @@ func calibrateBare(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 		if err != nil {
 			return nil, nil, err
 		}
-		step := EfRecall{EfSearch: ef, MinRecall: 1}
-		ds := make([]time.Duration, 0, len(qs))
-		sum := 0.0
-		for _, q := range qs {
-			t := time.Now()
-			got, err := queryIDs(ctx, pool, `SELECT id FROM zb.memory WHERE tenant_id = $1 ORDER BY embedding <=> $2 LIMIT $3`,
-				q.tenant, q.v, K)
-			if err != nil {
-				pool.Close()
-				return nil, nil, err
-			}
-			ds = append(ds, time.Since(t))
-			rc := recallOf(got, q.exact)
-			sum += rc
-			step.MinRecall = min(step.MinRecall, rc)
+		mean, worst, ds, err := timeRecall(ctx, pool, `SELECT id FROM zb.memory WHERE tenant_id = $1 ORDER BY embedding <=> $2 LIMIT $3`,
+			len(qs), func(i int) []any { return []any{qs[i].tenant, qs[i].v, K} }, func(i int) []int64 { return qs[i].exact })
+		if err != nil {
+			pool.Close()
+			return nil, nil, err
 		}
-		step.RecallAt10, step.P50 = sum/float64(len(qs)), summarize(ds).P50
+		step := EfRecall{EfSearch: ef, RecallAt10: mean, MinRecall: worst, P50: summarize(ds).P50}
 		a.Ladder = append(a.Ladder, step)
 		c.Logger.Info("bare query accuracy", "n", n, "tenants", tenants, "ef_search", ef, "recall@10", step.RecallAt10)
 		if reachesBar(step.RecallAt10) || ef == EfLadder[len(EfLadder)-1] {
@@ -217,27 +207,17 @@ func layerLadder(ctx context.Context, c *Config, bdb *benchDB, qs []layerQuestio
 		if err != nil {
 			return nil, err
 		}
-		step := EfRecall{EfSearch: ef, MinRecall: 1}
-		ds := make([]time.Duration, 0, len(qs))
-		sum := 0.0
-		for _, q := range qs {
-			t := time.Now()
-			got, err := queryIDs(ctx, pool, `SELECT g.id FROM (
+		mean, worst, ds, err := timeRecall(ctx, pool, `SELECT g.id FROM (
 				SELECT m.id, m.layer, m.embedding <=> $2 AS d FROM zb.memory m
 				WHERE m.tenant_id = $1 AND m.status = 'active' AND m.embedding IS NOT NULL
 				ORDER BY m.embedding <=> $2 LIMIT $3 * 10) g
-				WHERE g.layer = $4::zb.memory_layer ORDER BY g.d, g.id LIMIT $3`, q.tenant, q.v, K, q.layer)
-			if err != nil {
-				pool.Close()
-				return nil, err
-			}
-			ds = append(ds, time.Since(t))
-			rc := recallOf(got, q.exact)
-			sum += rc
-			step.MinRecall = min(step.MinRecall, rc)
-		}
+				WHERE g.layer = $4::zb.memory_layer ORDER BY g.d, g.id LIMIT $3`, len(qs),
+			func(i int) []any { return []any{qs[i].tenant, qs[i].v, K, qs[i].layer} }, func(i int) []int64 { return qs[i].exact })
 		pool.Close()
-		step.RecallAt10, step.P50 = sum/float64(len(qs)), summarize(ds).P50
+		if err != nil {
+			return nil, err
+		}
+		step := EfRecall{EfSearch: ef, RecallAt10: mean, MinRecall: worst, P50: summarize(ds).P50}
 		l.Steps = append(l.Steps, step)
 		c.Logger.Info("per-layer accuracy of one scan", "n", n, "tenants", tenants, "ef_search", ef, "recall@10", step.RecallAt10)
 		if reachesBar(step.RecallAt10) {
