@@ -119,3 +119,32 @@ func TestWithHNSWParams(t *testing.T) {
 	_, _, err = withHNSWParams(`CREATE INDEX i ON t USING hnsw (e vector_cosine_ops) WITH (m='16')`, 0, 0)
 	require.ErrorContains(t, err, "does not name")
 }
+
+// Every question times each variant once, and each variant takes each position equally often
+// over n questions: with the bare query at the accuracy bar (4 variants) read-only and full
+// recalls stay one each per question (a rotation by 3 inside 4 once gave 131 and 269 of 400).
+func TestVariantRotation(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{3, 4} {
+		count := map[int]int{}
+		position := map[[2]int]int{}
+		for i := range 200 {
+			seen := map[int]bool{}
+			for j := range n {
+				v := variantAt(i, j, n)
+				require.False(t, seen[v], "variant %d twice in question %d", v, i)
+				seen[v] = true
+				count[v]++
+				position[[2]int{v, j}]++
+			}
+		}
+		require.Len(t, count, n)
+		for v := range n {
+			require.Equal(t, 200, count[v])
+			for j := range n {
+				require.InDelta(t, 200/n, position[[2]int{v, j}], 1, "variant %d at position %d", v, j)
+			}
+		}
+	}
+	require.Equal(t, 3, variantAccurate, "the bare query at the bar is the fourth variant, timed only when it differs")
+}

@@ -67,7 +67,7 @@ type RecallFigure struct {
 	// the tenants are small enough for recall's exact vector half).
 	LayerLadder *LayerLadder `json:"layer_ladder,omitempty"`
 	// Accurate is the bare query at the accuracy bar recall's vector half is held to, and
-	// recall's ratios against it (nil in runs before 6 December).
+	// recall's ratios against it (nil in runs before 5 December, late morning).
 	Accurate *AccurateBare `json:"accurate_bare,omitempty"`
 }
 
@@ -234,17 +234,17 @@ func benchRecallSize(ctx context.Context, c *Config, n, tenants int, doLoad bool
 		for j := range variants {
 			var err error
 			t := time.Now()
-			switch (i + j) % variants {
-			case 0:
+			switch v := variantAt(i, j, variants); v {
+			case variantBare:
 				var got int
 				got, err = bareTopK(ctx, bare, tenant, vs[0])
 				bareD = append(bareD, time.Since(t))
 				rows += got
-			case 3:
+			case variantAccurate:
 				_, err = bareTopK(ctx, accPool, tenant, vs[0])
 				accD = append(accD, time.Since(t))
-			default: // 1: read-only, 2: full
-				readOnly := (i+j)%3 == 1
+			default: // variantReadOnly, variantFull
+				readOnly := v == variantReadOnly
 				var rr *coordinator.RecallResult
 				rr, err = co.Recall(ctx, tenant, q, &coordinator.RecallOpts{K: K, ReadOnly: readOnly})
 				if readOnly {
@@ -318,6 +318,19 @@ func buildIndex(ctx context.Context, pool *pgxpool.Pool, def string, n int) erro
 	}
 	return err
 }
+
+// The timed variants of a recall figure: the bare query, read-only recall, full recall and the
+// bare query at the accuracy bar (when it differs from the bare query).
+const (
+	variantBare = iota
+	variantReadOnly
+	variantFull
+	variantAccurate
+)
+
+// variantAt is the j-th variant question i times out of the first n: each question times each
+// variant once, in an order rotated by one per question so that none always runs first.
+func variantAt(i, j, n int) int { return (i + j) % n }
 
 // hnswWith matches the WITH clause of an HNSW index definition (pg_get_indexdef), and
 // hnswParam one of its parameters.
