@@ -82,26 +82,21 @@ func chooseEf(ladder []EfRecall) (ef int, reached bool) {
 // calibrateBare measures the bare query's recall@10 against exact at the ef_search values of
 // EfLadder, stopping at the first that reaches FilteredRecallTarget, and returns the figure
 // with a pool at the chosen setting when it differs from the bare query's (nil otherwise; the
-// caller closes it).
+// caller closes it). A layerQuestion's layer is unused here: the bare query ranks the tenant.
 func calibrateBare(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embedder, n, tenants int) (*AccurateBare, *pgxpool.Pool, error) {
-	type question struct {
-		tenant string
-		v      pgvector.Vector
-		exact  []int64
-	}
 	exact, err := newPoolWith(ctx, bdb.url, "zbperfbench-exact", 1, nil)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer exact.Close()
 	r := rand.New(rand.NewPCG(c.Seed, uint64(n)+13))
-	qs := make([]question, c.FilteredQueries)
+	qs := make([]layerQuestion, c.FilteredQueries)
 	for i := range qs {
 		vs, err := emb.Embed(ctx, []string{genQuery(r)})
 		if err != nil {
 			return nil, nil, err
 		}
-		q := question{tenant: tenantName(r.IntN(tenants)), v: pgvector.NewVector(vs[0])}
+		q := layerQuestion{tenant: tenantName(r.IntN(tenants)), v: pgvector.NewVector(vs[0])}
 		// The bare query's rows ((embedding <=> q) + 0 cannot use the HNSW index), ties by id.
 		if q.exact, err = queryIDs(ctx, exact, `SELECT id FROM zb.memory WHERE tenant_id = $1
 			ORDER BY (embedding <=> $2) + 0, id LIMIT $3`, q.tenant, q.v, K); err != nil {
@@ -110,34 +105,51 @@ func calibrateBare(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 		qs[i] = q
 	}
 	a := &AccurateBare{Queries: len(qs)}
-	var chosen *pgxpool.Pool
-	for _, ef := range EfLadder {
-		pool, err := newPoolWith(ctx, bdb.url, "zbperfbench-bare-accurate", 2, efSettings(ef))
-		if err != nil {
-			return nil, nil, err
-		}
-		mean, worst, ds, err := timeRecall(ctx, pool, `SELECT id FROM zb.memory WHERE tenant_id = $1 ORDER BY embedding <=> $2 LIMIT $3`,
-			len(qs), func(i int) []any { return []any{qs[i].tenant, qs[i].v, K} }, func(i int) []int64 { return qs[i].exact })
-		if err != nil {
-			pool.Close()
-			return nil, nil, err
-		}
-		step := EfRecall{EfSearch: ef, RecallAt10: mean, MinRecall: worst, P50: summarize(ds).P50}
-		a.Ladder = append(a.Ladder, step)
-		c.Logger.Info("bare query accuracy", "n", n, "tenants", tenants, "ef_search", ef, "recall@10", step.RecallAt10)
-		if reachesBar(step.RecallAt10) || ef == EfLadder[len(EfLadder)-1] {
-			chosen = pool
-			break
-		}
-		pool.Close()
+	if a.Ladder, err = climbLadder(ctx, c, bdb, "bare query accuracy", nil,
+		`SELECT id FROM zb.memory WHERE tenant_id = $1 ORDER BY embedding <=> $2 LIMIT $3`, qs,
+		func(q layerQuestion) []any { return []any{q.tenant, q.v, K} }, n, tenants); err != nil {
+		return nil, nil, err
 	}
 	a.EfSearch, a.Reached = chooseEf(a.Ladder)
 	a.Timed = a.EfSearch != EfLadder[0]
 	if !a.Timed {
-		chosen.Close()
 		return a, nil, nil
 	}
-	return a, chosen, nil
+	pool, err := newPoolWith(ctx, bdb.url, "zbperfbench-bare-accurate", 2, efSettings(a.EfSearch))
+	if err != nil {
+		return nil, nil, err
+	}
+	return a, pool, nil
+}
+
+// climbLadder measures the mean and worst recall@10 of sql over qs (its arguments from args,
+// its ids against each question's exact ones) at the ef_search values of EfLadder, up to the
+// first that reaches the bar, on a connection with the bare query's settings, ef_search and
+// extra.
+func climbLadder(ctx context.Context, c *Config, bdb *benchDB, what string, extra map[string]string, sql string,
+	qs []layerQuestion, args func(layerQuestion) []any, n, tenants int,
+) ([]EfRecall, error) {
+	var steps []EfRecall
+	for _, ef := range EfLadder {
+		settings := efSettings(ef)
+		maps.Copy(settings, extra)
+		pool, err := newPoolWith(ctx, bdb.url, "zbperfbench-ladder", 1, settings)
+		if err != nil {
+			return nil, err
+		}
+		mean, worst, ds, err := timeRecall(ctx, pool, sql, len(qs), func(i int) []any { return args(qs[i]) },
+			func(i int) []int64 { return qs[i].exact })
+		pool.Close()
+		if err != nil {
+			return nil, err
+		}
+		steps = append(steps, EfRecall{EfSearch: ef, RecallAt10: mean, MinRecall: worst, P50: summarize(ds).P50})
+		c.Logger.Info(what, "n", n, "tenants", tenants, "ef_search", ef, "recall@10", mean)
+		if reachesBar(mean) {
+			break
+		}
+	}
+	return steps, nil
 }
 
 // reachesBar reports a mean recall@10 at or above FilteredRecallTarget. The mean is a sum of
@@ -199,30 +211,16 @@ func layerLadder(ctx context.Context, c *Config, bdb *benchDB, qs []layerQuestio
 	if err := bdb.pool.QueryRow(ctx, `SELECT zb.recall_ef_search($1)`, int64(n/tenants)).Scan(&l.RuleEf); err != nil {
 		return nil, err
 	}
-	for _, ef := range EfLadder {
-		// Recall's statement settings: HNSW, not a sequential or bitmap pass over the tenant.
-		settings := efSettings(ef)
-		settings["enable_seqscan"], settings["enable_bitmapscan"], settings["jit"] = "off", "off", "off"
-		pool, err := newPoolWith(ctx, bdb.url, "zbperfbench-layer-ladder", 1, settings)
-		if err != nil {
-			return nil, err
-		}
-		mean, worst, ds, err := timeRecall(ctx, pool, `SELECT g.id FROM (
-				SELECT m.id, m.layer, m.embedding <=> $2 AS d FROM zb.memory m
-				WHERE m.tenant_id = $1 AND m.status = 'active' AND m.embedding IS NOT NULL
-				ORDER BY m.embedding <=> $2 LIMIT $3 * 10) g
-				WHERE g.layer = $4::zb.memory_layer ORDER BY g.d, g.id LIMIT $3`, len(qs),
-			func(i int) []any { return []any{qs[i].tenant, qs[i].v, K, qs[i].layer} }, func(i int) []int64 { return qs[i].exact })
-		pool.Close()
-		if err != nil {
-			return nil, err
-		}
-		step := EfRecall{EfSearch: ef, RecallAt10: mean, MinRecall: worst, P50: summarize(ds).P50}
-		l.Steps = append(l.Steps, step)
-		c.Logger.Info("per-layer accuracy of one scan", "n", n, "tenants", tenants, "ef_search", ef, "recall@10", step.RecallAt10)
-		if reachesBar(step.RecallAt10) {
-			break
-		}
+	// Recall's statement settings: HNSW, not a sequential or bitmap pass over the tenant.
+	var err error
+	if l.Steps, err = climbLadder(ctx, c, bdb, "per-layer accuracy of one scan",
+		map[string]string{"enable_seqscan": "off", "enable_bitmapscan": "off", "jit": "off"}, `SELECT g.id FROM (
+			SELECT m.id, m.layer, m.embedding <=> $2 AS d FROM zb.memory m
+			WHERE m.tenant_id = $1 AND m.status = 'active' AND m.embedding IS NOT NULL
+			ORDER BY m.embedding <=> $2 LIMIT $3 * 10) g
+			WHERE g.layer = $4::zb.memory_layer ORDER BY g.d, g.id LIMIT $3`, qs,
+		func(q layerQuestion) []any { return []any{q.tenant, q.v, K, q.layer} }, n, tenants); err != nil {
+		return nil, err
 	}
 	l.EfSearch, l.Reached = chooseEf(l.Steps)
 	return l, nil

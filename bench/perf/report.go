@@ -177,8 +177,8 @@ func accurateMarkdown(w io.Writer, figs []RecallFigure) {
 	}
 	fmt.Fprintf(w, "\nIssue 10's ratios are against the bare query at ef_search 100 (first table), whatever its accuracy; recall's vector "+
 		"half keeps each layer's top %d at recall@%d ≥ %.2f. Here the bare query is held to that bar too: the smallest ef_search of "+
-		"the ladder at which its top %d reaches it over %s calibration questions, timed interleaved with the others.\n\n",
-		K, K, FilteredRecallTarget, K, queriesOf(with))
+		"the ladder at which its top %d reaches it over %d calibration questions, timed interleaved with the others.\n\n",
+		K, K, FilteredRecallTarget, K, with[0].Accurate.Queries)
 }
 
 // layerLadderMarkdown reports the per-layer accuracy of recall's one-scan shape by ef_search
@@ -212,17 +212,6 @@ func layerLadderMarkdown(w io.Writer, figs []RecallFigure) {
 			"recall@%d ≥ %.2f needs on this graph; recall's own scan (filtered table, \"every layer\") runs at the rule's.\n\n",
 			10*K, K, K, K, FilteredRecallTarget)
 	}
-}
-
-// queriesOf names the calibration question counts of figs.
-func queriesOf(figs []RecallFigure) string {
-	n := figs[0].Accurate.Queries
-	for _, f := range figs[1:] {
-		if f.Accurate.Queries != n {
-			return "a figure's"
-		}
-	}
-	return fmt.Sprint(n)
 }
 
 // memoryMarkdown reports the resident set watched during the load test, and the zbworker
