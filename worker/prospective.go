@@ -15,8 +15,9 @@ import (
 // queued job; never change it.
 const KindProspectiveTick = "zb_prospective_tick"
 
-// ProspectiveTickInterval is how often the periodic prospective_tick runs (and once at start):
-// a time intention fires at most this long after it is due.
+// ProspectiveTickInterval is the default of Config.ProspectiveInterval, how often the periodic
+// prospective_tick runs (and once at start): a time intention fires at most this long after it
+// is due.
 const ProspectiveTickInterval = time.Minute
 
 // ProspectiveTickArgs is the periodic job that fires the due time intentions of every tenant
@@ -47,10 +48,10 @@ func (p *prospectiveWorker) Work(ctx context.Context, job *river.Job[Prospective
 	return nil
 }
 
-// prospectivePeriodicJob schedules ProspectiveTickArgs every ProspectiveTickInterval, unique
-// while one waits or runs (several workers share one tick).
-func prospectivePeriodicJob() *river.PeriodicJob {
-	return river.NewPeriodicJob(river.PeriodicInterval(ProspectiveTickInterval),
+// prospectivePeriodicJob schedules ProspectiveTickArgs every interval, unique while one waits
+// or runs (several workers share one tick).
+func prospectivePeriodicJob(interval time.Duration) *river.PeriodicJob {
+	return river.NewPeriodicJob(river.PeriodicInterval(interval),
 		func() (river.JobArgs, *river.InsertOpts) {
 			return ProspectiveTickArgs{}, jobs.LifecycleInsertOpts()
 		}, &river.PeriodicJobOpts{ID: KindProspectiveTick, RunOnStart: true})

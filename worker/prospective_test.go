@@ -35,3 +35,35 @@ func TestProspectiveTick(t *testing.T) {
 	require.Equal(t, 1, fires)
 	require.Positive(t, ticks)
 }
+
+// TestProspectiveSchedule: the periodic tick repeats at Config.ProspectiveInterval with no tick
+// inserted by hand, and -1 turns it off (the leader's schedules run — three decays — and no
+// tick was ever queued, not even the one at start).
+func TestProspectiveSchedule(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	count := func(b *bundle, kind, task string) int {
+		var n int
+		require.NoError(t, b.pool.QueryRow(ctx, `SELECT count(*) FROM river.river_job
+			WHERE kind = $1 AND ($2 = '' OR args->>'task' = $2) AND state = 'completed'`, kind, task).Scan(&n))
+		return n
+	}
+	t.Run("repeats", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		start(t, newWorker(t, b, "pt-on", func(c *worker.Config) { c.ProspectiveInterval = 200 * time.Millisecond }))
+		waitFor(t, 60*time.Second, "three completed ticks", func() bool { return count(b, worker.KindProspectiveTick, "") >= 3 })
+	})
+	t.Run("off", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		start(t, newWorker(t, b, "pt-off", func(c *worker.Config) {
+			c.ProspectiveInterval = -1
+			c.DecayInterval = 200 * time.Millisecond
+		}))
+		waitFor(t, 60*time.Second, "three completed decay schedules", func() bool { return count(b, "zb_schedule", "decay") >= 3 })
+		var ticks int
+		require.NoError(t, b.pool.QueryRow(ctx, `SELECT count(*) FROM river.river_job WHERE kind = $1`, worker.KindProspectiveTick).Scan(&ticks))
+		require.Zero(t, ticks)
+	})
+}

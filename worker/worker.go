@@ -72,6 +72,10 @@ type Config struct {
 	// IdleIntervalDefault. -1 disables it.
 	IdleInterval time.Duration
 
+	// ProspectiveInterval is how often the prospective tick fires due time intentions (and
+	// once at start). Defaults to ProspectiveTickInterval. -1 disables it.
+	ProspectiveInterval time.Duration
+
 	// SessionIdle is the idle time after which a session is consolidated. Defaults to
 	// SessionIdleDefault.
 	SessionIdle time.Duration
@@ -115,6 +119,7 @@ func (c *Config) withDefaults() Config {
 	o.SleepInterval = cmp.Or(o.SleepInterval, SleepIntervalDefault)
 	o.SweepInterval = cmp.Or(o.SweepInterval, SweepIntervalDefault)
 	o.IdleInterval = cmp.Or(o.IdleInterval, IdleIntervalDefault)
+	o.ProspectiveInterval = cmp.Or(o.ProspectiveInterval, ProspectiveTickInterval)
 	o.SessionIdle = cmp.Or(o.SessionIdle, SessionIdleDefault)
 	o.Heartbeat = cmp.Or(o.Heartbeat, HeartbeatDefault)
 	o.JobTimeout = cmp.Or(o.JobTimeout, JobTimeoutDefault)
@@ -146,6 +151,7 @@ func (c *Config) validate() error {
 	for name, d := range map[string]time.Duration{
 		"DecayInterval": c.DecayInterval, "ReviewInterval": c.ReviewInterval, "SleepInterval": c.SleepInterval,
 		"SweepInterval": c.SweepInterval, "IdleInterval": c.IdleInterval,
+		"ProspectiveInterval": c.ProspectiveInterval,
 	} {
 		if d != -1 && d < 100*time.Millisecond {
 			return fmt.Errorf("worker: Config.%s must be at least 100ms or -1 (disabled), got %s", name, d)
@@ -210,7 +216,9 @@ func New(cfg *Config) (*Worker, error) {
 	addPeriodic(c.SleepInterval, jobs.TaskSleep, false)
 	addPeriodic(c.SweepInterval, jobs.TaskSweep, true)
 	addPeriodic(c.IdleInterval, jobs.TaskIdleSessions, false)
-	periodic = append(periodic, prospectivePeriodicJob()) // prospective.go
+	if c.ProspectiveInterval != -1 {
+		periodic = append(periodic, prospectivePeriodicJob(c.ProspectiveInterval)) // prospective.go
+	}
 
 	client, err := river.NewClient(riverpgxv5.New(c.Pool), &river.Config{
 		ID:           c.ID,

@@ -102,6 +102,7 @@ func TestConfigValidation(t *testing.T) {
 		{"no coordinator", func(c *worker.Config) { c.Coordinator = nil }, "Coordinator is required"},
 		{"bad queue", func(c *worker.Config) { c.Queues = []string{"nope"} }, "unknown queue"},
 		{"too fast", func(c *worker.Config) { c.DecayInterval = time.Millisecond }, "DecayInterval"},
+		{"tick too fast", func(c *worker.Config) { c.ProspectiveInterval = time.Millisecond }, "ProspectiveInterval"},
 		{"concurrency", func(c *worker.Config) { c.Concurrency = 5000 }, "Concurrency"},
 	}
 	for _, tc := range cases {
