@@ -70,6 +70,7 @@ type options struct {
 // RunContext is Run with an explicit context and environment lookup.
 func RunContext(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	var o options
+	concurrency, concurrencyErr := envInt(getenv, "ZB_WORKER_CONCURRENCY", worker.ConcurrencyDefault)
 	cmd := &cobra.Command{
 		Use:   "zbworker",
 		Short: "Run zenbrain's background jobs (derive, decay, review, sleep, propagation, consolidation)",
@@ -85,6 +86,9 @@ ZB_EMBED_URL, ZB_EMBED_API_KEY, ZB_WORKER_CONCURRENCY, ZB_WORKER_HTTP_ADDR.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if concurrencyErr != nil && !cmd.Flags().Changed("concurrency") {
+				return concurrencyErr
+			}
 			return run(cmd.Context(), &o, stdout, stderr)
 		},
 	}
@@ -92,7 +96,7 @@ ZB_EMBED_URL, ZB_EMBED_API_KEY, ZB_WORKER_CONCURRENCY, ZB_WORKER_HTTP_ADDR.`,
 	f.StringVar(&o.databaseURL, "database-url", getenv("ZB_DATABASE_URL"), "PostgreSQL URL (default $ZB_DATABASE_URL, else the dev cluster)")
 	f.StringVar(&o.home, "home", cmpOr(getenv("ZB_HOME"), ".zb"), "dev cluster directory used when no URL is given")
 	f.StringVar(&o.queues, "queues", "derive,lifecycle", "comma-separated queues to work")
-	f.IntVar(&o.concurrency, "concurrency", envInt(getenv, "ZB_WORKER_CONCURRENCY", worker.ConcurrencyDefault), "jobs worked at once per queue")
+	f.IntVar(&o.concurrency, "concurrency", concurrency, "jobs worked at once per queue")
 	f.BoolVar(&o.once, "once", false, "work until the queues are drained, then exit")
 	f.DurationVar(&o.onceTimeout, "once-timeout", 10*time.Minute, "with --once: give up after this long")
 	f.StringVar(&o.httpAddr, "http-addr", cmpOr(getenv("ZB_WORKER_HTTP_ADDR"), HTTPAddrDefault), "address of /metrics, /healthz and /riverui (empty: no HTTP server)")
@@ -234,11 +238,16 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-func envInt(getenv func(string) string, key string, def int) int {
-	if v := getenv(key); v != "" {
-		if n, err := strconv.Atoi(v); err == nil {
-			return n
-		}
+// envInt reads a positive integer from the environment: def when unset, an error naming the
+// variable when it is not one.
+func envInt(getenv func(string) string, key string, def int) (int, error) {
+	v := getenv(key)
+	if v == "" {
+		return def, nil
 	}
-	return def
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return def, fmt.Errorf("%s=%q: want a positive integer", key, v)
+	}
+	return n, nil
 }

@@ -37,12 +37,18 @@ func TestHelpListsSchedules(t *testing.T) {
 	require.Contains(t, out, "how often due time intentions fire (-1ns disables) (default 1m0s)")
 }
 
-// Bad flags fail with exit code 1 and a message naming what is wrong, before any job runs.
+// Bad flags and environment fail with exit code 1 and a message naming what is wrong, before any
+// job runs.
 func TestBadFlags(t *testing.T) {
 	t.Parallel()
 	code, _, errOut := run(t, nil, "--log-level", "loud")
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, `--log-level "loud"`)
+	for _, v := range []string{"many", "0", "-2"} {
+		code, _, errOut = run(t, map[string]string{"ZB_WORKER_CONCURRENCY": v})
+		require.Equal(t, 1, code, v)
+		require.Contains(t, errOut, `ZB_WORKER_CONCURRENCY="`+v+`": want a positive integer`)
+	}
 
 	url := zbtest.DB(t, nil)
 	for _, tc := range []struct{ flag, want string }{
