@@ -84,7 +84,8 @@ func TestScheduleFlags(t *testing.T) {
 			t.Parallel()
 			url := zbtest.DB(t, nil)
 			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan int)
+			done := make(chan int, 1)
+			stopped := false
 			var errOut bytes.Buffer
 			go func() {
 				done <- zbworkercli.RunContext(ctx, []string{
@@ -93,6 +94,12 @@ func TestScheduleFlags(t *testing.T) {
 					"--sweep-interval", "-1ns", "--idle-interval", "-1ns", "--prospective-interval", tc.prospective,
 				}, func(string) string { return "" }, io.Discard, &errOut)
 			}()
+			t.Cleanup(func() { // a failed assertion still stops the worker before the database goes
+				if !stopped {
+					cancel()
+					<-done
+				}
+			})
 			conn, err := pgx.Connect(context.Background(), url)
 			require.NoError(t, err)
 			defer conn.Close(context.Background())
@@ -102,7 +109,9 @@ func TestScheduleFlags(t *testing.T) {
 				time.Sleep(50 * time.Millisecond)
 			}
 			cancel()
-			require.Equal(t, 0, <-done, errOut.String())
+			code := <-done
+			stopped = true
+			require.Equal(t, 0, code, errOut.String())
 			var ticks int
 			require.NoError(t, conn.QueryRow(context.Background(), `SELECT count(*) FROM river.river_job WHERE kind = 'zb_prospective_tick'`).Scan(&ticks))
 			require.Equal(t, tc.ticks, ticks > 0, "ticks queued: %d", ticks)
