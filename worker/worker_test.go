@@ -47,8 +47,9 @@ func newWorker(t *testing.T, b *bundle, id string, mod func(*worker.Config)) *wo
 		Pool: b.pool, Coordinator: b.co, ID: id, Concurrency: 2,
 		// Schedules off unless a test turns one on: tests enqueue what they need.
 		DecayInterval: -1, ReviewInterval: -1, SleepInterval: -1, SweepInterval: -1, IdleInterval: -1,
-		Heartbeat: 200 * time.Millisecond,
-		Logger:    testLogger(),
+		ProspectiveInterval: -1,
+		Heartbeat:           200 * time.Millisecond,
+		Logger:              testLogger(),
 	}
 	if mod != nil {
 		mod(cfg)
