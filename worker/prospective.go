@@ -7,8 +7,6 @@ import (
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
-
-	"github.com/zenbrain/zb/jobs"
 )
 
 // KindProspectiveTick is the kind of ProspectiveTickArgs: a stable identifier stored with every
@@ -46,15 +44,6 @@ func (p *prospectiveWorker) Work(ctx context.Context, job *river.Job[Prospective
 		p.w.cfg.Logger.Info("prospective tick", "fired", len(rep.Fired), "expired", rep.Expired, "more", rep.More)
 	}
 	return nil
-}
-
-// prospectivePeriodicJob schedules ProspectiveTickArgs every interval, unique while one waits
-// or runs (several workers share one tick).
-func prospectivePeriodicJob(interval time.Duration) *river.PeriodicJob {
-	return river.NewPeriodicJob(river.PeriodicInterval(interval),
-		func() (river.JobArgs, *river.InsertOpts) {
-			return ProspectiveTickArgs{}, jobs.LifecycleInsertOpts()
-		}, &river.PeriodicJobOpts{ID: KindProspectiveTick, RunOnStart: true})
 }
 
 // InsertProspectiveTick enqueues a prospective tick now (unique: a tick already waiting or

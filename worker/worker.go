@@ -201,24 +201,31 @@ func New(cfg *Config) (*Worker, error) {
 	for _, q := range c.Queues {
 		queues[q] = river.QueueConfig{MaxWorkers: c.Concurrency}
 	}
+	// Each schedule queues its job every interval (-1: never), unique while one waits or runs,
+	// so that several workers share one schedule.
 	var periodic []*river.PeriodicJob
-	addPeriodic := func(interval time.Duration, task string, runOnStart bool) {
+	addPeriodic := func(interval time.Duration, id string, args river.JobArgs, runOnStart bool) {
 		if interval == -1 {
 			return
 		}
 		periodic = append(periodic, river.NewPeriodicJob(river.PeriodicInterval(interval),
-			func() (river.JobArgs, *river.InsertOpts) {
-				return jobs.ScheduleArgs{Task: task}, jobs.LifecycleInsertOpts()
-			}, &river.PeriodicJobOpts{ID: "zb_" + task, RunOnStart: runOnStart}))
+			func() (river.JobArgs, *river.InsertOpts) { return args, jobs.LifecycleInsertOpts() },
+			&river.PeriodicJobOpts{ID: id, RunOnStart: runOnStart}))
 	}
-	addPeriodic(c.DecayInterval, jobs.TaskDecay, true)
-	addPeriodic(c.ReviewInterval, jobs.TaskReview, false)
-	addPeriodic(c.SleepInterval, jobs.TaskSleep, false)
-	addPeriodic(c.SweepInterval, jobs.TaskSweep, true)
-	addPeriodic(c.IdleInterval, jobs.TaskIdleSessions, false)
-	if c.ProspectiveInterval != -1 {
-		periodic = append(periodic, prospectivePeriodicJob(c.ProspectiveInterval)) // prospective.go
+	for _, s := range []struct {
+		interval   time.Duration
+		task       string
+		runOnStart bool
+	}{
+		{c.DecayInterval, jobs.TaskDecay, true},
+		{c.ReviewInterval, jobs.TaskReview, false},
+		{c.SleepInterval, jobs.TaskSleep, false},
+		{c.SweepInterval, jobs.TaskSweep, true},
+		{c.IdleInterval, jobs.TaskIdleSessions, false},
+	} {
+		addPeriodic(s.interval, "zb_"+s.task, jobs.ScheduleArgs{Task: s.task}, s.runOnStart)
 	}
+	addPeriodic(c.ProspectiveInterval, KindProspectiveTick, ProspectiveTickArgs{}, true) // prospective.go
 
 	client, err := river.NewClient(riverpgxv5.New(c.Pool), &river.Config{
 		ID:           c.ID,

@@ -42,29 +42,29 @@ func Run(args []string, stdout, stderr io.Writer) int {
 }
 
 type options struct {
-	databaseURL    string
-	home           string
-	queues         string
-	concurrency    int
-	once           bool
-	onceTimeout    time.Duration
-	httpAddr       string
-	riverUI        bool
-	embedder       string
-	embedModel     string
-	embedURL       string
-	embedAPIKey    string
-	logLevel       string
-	logFormat      string
-	decayInterval  time.Duration
-	reviewInterval time.Duration
-	sleepInterval  time.Duration
-	sweepInterval  time.Duration
-	idleInterval   time.Duration
-	prospective    time.Duration
-	sessionIdle    time.Duration
-	jobTimeout     time.Duration
-	rescueAfter    time.Duration
+	databaseURL         string
+	home                string
+	queues              string
+	concurrency         int
+	once                bool
+	onceTimeout         time.Duration
+	httpAddr            string
+	riverUI             bool
+	embedder            string
+	embedModel          string
+	embedURL            string
+	embedAPIKey         string
+	logLevel            string
+	logFormat           string
+	decayInterval       time.Duration
+	reviewInterval      time.Duration
+	sleepInterval       time.Duration
+	sweepInterval       time.Duration
+	idleInterval        time.Duration
+	prospectiveInterval time.Duration
+	sessionIdle         time.Duration
+	jobTimeout          time.Duration
+	rescueAfter         time.Duration
 }
 
 // RunContext is Run with an explicit context and environment lookup.
@@ -112,7 +112,7 @@ ZB_EMBED_URL, ZB_EMBED_API_KEY, ZB_WORKER_CONCURRENCY, ZB_WORKER_HTTP_ADDR.`,
 	f.DurationVar(&o.sleepInterval, "sleep-interval", worker.SleepIntervalDefault, "how often every tenant sleeps (-1ns disables)")
 	f.DurationVar(&o.sweepInterval, "sweep-interval", worker.SweepIntervalDefault, "how often underived memories are swept up (-1ns disables)")
 	f.DurationVar(&o.idleInterval, "idle-interval", worker.IdleIntervalDefault, "how often idle sessions are looked for (-1ns disables)")
-	f.DurationVar(&o.prospective, "prospective-interval", worker.ProspectiveTickInterval, "how often due time intentions fire (-1ns disables)")
+	f.DurationVar(&o.prospectiveInterval, "prospective-interval", worker.ProspectiveTickInterval, "how often due time intentions fire (-1ns disables)")
 	f.DurationVar(&o.sessionIdle, "session-idle", worker.SessionIdleDefault, "idle time after which a session is consolidated")
 	f.DurationVar(&o.jobTimeout, "job-timeout", worker.JobTimeoutDefault, "longest a job may run")
 	f.DurationVar(&o.rescueAfter, "rescue-after", 0, "running time after which a job of a dead worker is retried (default job-timeout + 1m)")
@@ -169,7 +169,7 @@ func run(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	w, err := worker.New(&worker.Config{
 		Pool: pool, Coordinator: co, Concurrency: o.concurrency, Queues: queues, Logger: logger, Metrics: metrics,
 		DecayInterval: o.decayInterval, ReviewInterval: o.reviewInterval, SleepInterval: o.sleepInterval,
-		SweepInterval: o.sweepInterval, IdleInterval: o.idleInterval, ProspectiveInterval: o.prospective,
+		SweepInterval: o.sweepInterval, IdleInterval: o.idleInterval, ProspectiveInterval: o.prospectiveInterval,
 		SessionIdle: o.sessionIdle, Version: Version,
 		JobTimeout: o.jobTimeout, RescueStuckJobsAfter: o.rescueAfter,
 	})
