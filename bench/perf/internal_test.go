@@ -94,6 +94,22 @@ func TestAccurateFinishAndReport(t *testing.T) {
 	b.Reset()
 	(&Results{Recall: []RecallFigure{f}}).Markdown(&b)
 	require.Contains(t, b.String(), "| 1000 | 1 | m = 16, ef_construction = 64 | 120 | 112 | 100: 0.900, 1.50; 120: 0.960, 1.75 |")
+	require.NotContains(t, b.String(), "partial per-layer HNSW graphs")
+
+	// Partial per-layer graphs: their p50 at their own bar against the one scan's at its bar.
+	f.PartialLadder = &LayerLadder{
+		Queries: 2, Steps: []EfRecall{{EfSearch: 100, RecallAt10: 0.97, P50: 2.625}}, EfSearch: 100, Reached: true, RuleEf: 112,
+		Scan:        "Index Scan memory_embedding_hnsw_semantic_idx + Index Scan memory_embedding_hnsw_episodic_idx",
+		Interleaved: &Interleaved{N: 150, P50: 2.5, OtherP50: 2, Ratio: 1.25},
+	}
+	b.Reset()
+	(&Results{Recall: []RecallFigure{f}}).Markdown(&b)
+	require.Contains(t, b.String(), "| 1000 | 1 | 100 | 100: 0.970, 2.62 | 2.50 / 2.00 = **1.25×** (ef 100 / 120, 150 each) | Index Scan memory_embedding_hnsw_semantic_idx + Index Scan memory_embedding_hnsw_episodic_idx |")
+	f.PartialLadder.Reached = false
+	b.Reset()
+	(&Results{Recall: []RecallFigure{f}}).Markdown(&b)
+	require.Contains(t, b.String(), "| 1000 | 1 | 100 (bar not reached) |")
+	f.PartialLadder = nil
 
 	// Not timed: the bare query's own figure and ratios.
 	u := &AccurateBare{Queries: 2, Ladder: []EfRecall{{EfSearch: 100, RecallAt10: 1}}, EfSearch: 100, Reached: true}

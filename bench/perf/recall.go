@@ -66,6 +66,9 @@ type RecallFigure struct {
 	// LayerLadder is the per-layer accuracy of recall's one-scan shape by ef_search (nil where
 	// the tenants are small enough for recall's exact vector half).
 	LayerLadder *LayerLadder `json:"layer_ladder,omitempty"`
+	// PartialLadder is the same measure for partial per-layer HNSW graphs, a scan of each
+	// (nil where Config.PartialMax built none or the tenants are small).
+	PartialLadder *LayerLadder `json:"partial_layer_ladder,omitempty"`
 	// Accurate is the bare query at the accuracy bar recall's vector half is held to, and
 	// recall's ratios against it (nil in runs before 5 December, late morning).
 	Accurate *AccurateBare `json:"accurate_bare,omitempty"`
@@ -279,12 +282,13 @@ func benchRecallSize(ctx context.Context, c *Config, n, tenants int, doLoad bool
 	c.Logger.Info("recall", "n", n, "tenants", tenants, "bare_p50", f.Bare.P50, "full_p50", f.Full.P50, "p50_ratio", f.P50Ratio,
 		"p99_ratio", f.P99Ratio, "accurate_ef", acc.EfSearch, "readonly_p50_ratio_accurate", acc.ReadOnlyP50Ratio)
 
-	ff, ladder, err := benchFiltered(ctx, c, bdb, emb, n, tenants, indexDef)
+	ff, ladder, partial, err := benchFiltered(ctx, c, bdb, emb, n, tenants, indexDef)
 	if err != nil {
 		return fmt.Errorf("filtered search: %w", err)
 	}
 	res.Filtered = append(res.Filtered, ff...)
 	res.Recall[len(res.Recall)-1].LayerLadder = ladder
+	res.Recall[len(res.Recall)-1].PartialLadder = partial
 	c.progress(res)
 
 	if doLoad {
@@ -416,7 +420,10 @@ type filterSetting struct {
 }
 
 // benchFiltered measures ANN recall@10 against exact within one tenant and one layer.
-func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embedder, n, tenants int, indexDef string) ([]FilteredFigure, *LayerLadder, error) {
+// Where the tenant is large enough for recall's HNSW scan it also returns the per-layer
+// accuracy ladders of the one scan (layerLadder) and, where partial per-layer graphs are built
+// (Config.PartialMax), of a scan per layer's graph (partialLadder); nil otherwise.
+func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embedder, n, tenants int, indexDef string) (out []FilteredFigure, one, partial *LayerLadder, err error) {
 	settings := []filterSetting{
 		{name: "iterative off, ef 40", settings: map[string]string{"hnsw.iterative_scan": "off", "hnsw.ef_search": "40"}},
 		{name: "relaxed, ef 100", settings: map[string]string{"hnsw.iterative_scan": "relaxed_order", "hnsw.ef_search": "100"}},
@@ -435,7 +442,7 @@ func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 	qs := make([]layerQuestion, c.FilteredQueries)
 	exact, err := newPoolWith(ctx, bdb.url, "zbperfbench-exact", 1, nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer exact.Close()
 	var exactD []time.Duration
@@ -443,42 +450,43 @@ func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 	for i := range qs {
 		vs, err := emb.Embed(ctx, []string{genQuery(r)})
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		q := layerQuestion{tenant: tenantName(r.IntN(tenants)), layer: string(searchLayers[r.IntN(len(searchLayers))]), v: pgvector.NewVector(vs[0])}
 		t := time.Now()
 		// (embedding <=> q) + 0 cannot use the HNSW index: an exact sort of the filtered rows.
 		if q.exact, err = queryIDs(ctx, exact, `SELECT id FROM zb.memory WHERE tenant_id = $1 AND layer = $2::zb.memory_layer
 			AND status = 'active' AND embedding IS NOT NULL ORDER BY (embedding <=> $3) + 0, id LIMIT $4`, q.tenant, q.layer, q.v, K); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		exactD = append(exactD, time.Since(t))
 		var cnt int
 		if err := exact.QueryRow(ctx, `SELECT count(*) FROM zb.memory WHERE tenant_id = $1 AND layer = $2::zb.memory_layer AND status = 'active'`,
 			q.tenant, q.layer).Scan(&cnt); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		matches += cnt
 		qs[i] = q
 	}
 	exactLat := summarize(exactD)
-	var out []FilteredFigure
+	partialBuilt := false
 	for _, s := range settings {
 		if s.partial {
+			partialBuilt = true
 			for _, l := range searchLayers {
 				def := strings.Replace(indexDef, "memory_embedding_hnsw_idx", partialIndex(l), 1) +
 					" WHERE layer = '" + string(l) + "' AND status = 'active'"
 				if err := buildIndex(ctx, bdb.pool, def, n); err != nil {
-					return nil, nil, err
+					return nil, nil, nil, err
 				}
 			}
 			if _, err := bdb.pool.Exec(ctx, `ANALYZE zb.memory`); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 		}
 		pool, err := newPoolWith(ctx, bdb.url, "zbperfbench-filtered", 1, s.settings)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		annSQL := `SELECT id FROM zb.memory WHERE tenant_id = $1 AND layer = $2::zb.memory_layer
 			AND status = 'active' AND embedding IS NOT NULL ORDER BY embedding <=> $3 LIMIT $4`
@@ -499,7 +507,7 @@ func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 			var plan []byte
 			if err := pool.QueryRow(ctx, "EXPLAIN (FORMAT JSON) "+annSQL, qs[0].tenant, qs[0].layer, qs[0].v, K).Scan(&plan); err != nil {
 				pool.Close()
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			f.Scan = scanOf(plan)
 		}
@@ -507,16 +515,12 @@ func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 			func(i int) []any { return []any{qs[i].tenant, qs[i].layer, qs[i].v, K} }, func(i int) []int64 { return qs[i].exact })
 		pool.Close()
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		f.MinRecall = worst
-		if s.partial {
-			// The schema has no partial indexes: later settings (derive's nearest facts) must
-			// not find them.
-			for _, l := range searchLayers {
-				if _, err := bdb.pool.Exec(ctx, "DROP INDEX zb."+partialIndex(l)); err != nil {
-					return nil, nil, err
-				}
+		if s.partial && n/tenants > recallExactMax {
+			if partial, err = partialLadder(ctx, c, bdb, qs, n, tenants); err != nil {
+				return nil, nil, nil, err
 			}
 		}
 		f.RecallAt10 = mean
@@ -525,17 +529,31 @@ func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 		c.Logger.Info("filtered", "n", n, "tenants", tenants, "setting", s.name, "recall@10", f.RecallAt10, "scan", f.Scan)
 		out = append(out, f)
 	}
-	var ladder *LayerLadder
 	if n/tenants > recallExactMax {
-		if ladder, err = layerLadder(ctx, c, bdb, qs, n, tenants); err != nil {
-			return nil, nil, err
+		// With the partial graphs still there when they were built: the one scan cannot use
+		// them (no layer in its filter), and the two are timed against each other below.
+		if one, err = layerLadder(ctx, c, bdb, qs, n, tenants); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if partial != nil {
+		if err := interleaveAtBar(ctx, bdb, qs, partial, one); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if partialBuilt {
+		// The schema has no partial indexes: derive's nearest facts must not find them.
+		for _, l := range searchLayers {
+			if _, err := bdb.pool.Exec(ctx, "DROP INDEX zb."+partialIndex(l)); err != nil {
+				return nil, nil, nil, err
+			}
 		}
 	}
 	f, err := benchNearestFacts(ctx, c, bdb, exact, n, tenants, r)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return append(out, f), ladder, nil
+	return append(out, f), one, partial, nil
 }
 
 // partialIndex names the partial HNSW index of one layer that the filtered benchmark builds.

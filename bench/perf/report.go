@@ -212,6 +212,45 @@ func layerLadderMarkdown(w io.Writer, figs []RecallFigure) {
 			"recall@%d ≥ %.2f needs on this graph; recall's own scan (filtered table, \"every layer\") runs at the rule's.\n\n",
 			10*K, K, K, K, FilteredRecallTarget)
 	}
+	partialLadderMarkdown(w, figs)
+}
+
+// partialLadderMarkdown reports the per-layer accuracy of partial per-layer HNSW graphs
+// (PartialLadder) against the one scan's, for the figures that measured it.
+func partialLadderMarkdown(w io.Writer, figs []RecallFigure) {
+	header := false
+	for _, f := range figs {
+		p := f.PartialLadder
+		if p == nil {
+			continue
+		}
+		if !header {
+			fmt.Fprintf(w, "### Per-layer accuracy of partial per-layer HNSW graphs by ef_search (a scan of each layer's graph, its top %d)\n\n", K)
+			fmt.Fprintf(w, "| N | tenants | ef_search at the bar | ladder (ef: recall@%d, p50 ms) | p50 at the bars, alternated (ms): partial graphs / one scan | plan |\n", K)
+			fmt.Fprintf(w, "|---:|---:|---:|---|---:|---|\n")
+			header = true
+		}
+		steps := make([]string, 0, len(p.Steps))
+		for _, s := range p.Steps {
+			steps = append(steps, fmt.Sprintf("%d: %.3f, %.2f", s.EfSearch, s.RecallAt10, s.P50))
+		}
+		ef := fmt.Sprint(p.EfSearch)
+		if !p.Reached {
+			ef += " (bar not reached)"
+		}
+		cmp := "—"
+		if x := p.Interleaved; x != nil && f.LayerLadder != nil {
+			cmp = fmt.Sprintf("%.2f / %.2f = **%.2f×** (ef %d / %d, %d each)", x.P50, x.OtherP50, x.Ratio, p.EfSearch, f.LayerLadder.EfSearch, x.N)
+		}
+		fmt.Fprintf(w, "| %d | %d | %s | %s | %s | %s |\n", f.N, f.Tenants, ef, strings.Join(steps, "; "), cmp, p.Scan)
+	}
+	if header {
+		fmt.Fprintf(w, "\nThe same questions, with one partial HNSW index per layer (`WHERE layer = … AND status = 'active'`, built for the "+
+			"filtered figures and dropped after them): the %d layers' top %d by a scan of each graph in one statement, as recall "+
+			"would run them, the question layer's rows against its exact top %d. Then each statement at its own bar (the ladder's "+
+			"chosen step; the one scan's from the table above), alternated question by question over %d passes: the ladders' "+
+			"p50s are minutes apart.\n\n", len(searchLayers), K, K, InterleaveRounds)
+	}
 }
 
 // memoryMarkdown reports the resident set watched during the load test, and the zbworker

@@ -35,7 +35,7 @@ func TestRunTiny(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run([]string{
 		"-worker-bin", workerBin, "-out", dir, "-sizes", "1200", "-tenants", "3", "-queries", "8", "-filtered-queries", "4",
-		"-partial-max", "-1", "-import", "100", "-batch", "50", "-stores", "10", "-clients", "4", "-pool", "4", "-duration", "1s",
+		"-partial-max", "1200", "-import", "100", "-batch", "50", "-stores", "10", "-clients", "4", "-pool", "4", "-duration", "1s",
 		"-dim", "32", "-recall-split", "500", "-lexical-scorer", "sql",
 	},
 		func(k string) string {
@@ -114,10 +114,27 @@ func TestRunTiny(t *testing.T) {
 	require.Equal(t, perf.EfLadder[0], l.Steps[0].EfSearch)
 	require.Equal(t, l.Steps[len(l.Steps)-1].EfSearch, l.EfSearch)
 	require.Contains(t, stdout.String(), "Per-layer accuracy of recall's one HNSW scan")
-	// Seven figures per layout (partial indexes off): iterative off at ef 40, relaxed and strict
-	// at ef 100, relaxed at ef 200, recall's own vector scan asked for the query's layer and
-	// for every layer, and derive's nearest-fact search.
-	require.Len(t, res.Filtered, 14)
+	// Partial per-layer graphs (-partial-max 1200): their ladder where recall's vector half walks
+	// a graph, each layer's graph scanned in the plan.
+	require.Nil(t, res.Recall[0].PartialLadder, "tenants of 400: recall's vector half is exact")
+	pl := res.Recall[1].PartialLadder
+	require.NotNil(t, pl)
+	require.Equal(t, 4, pl.Queries)
+	require.Equal(t, perf.EfLadder[0], pl.Steps[0].EfSearch)
+	require.Equal(t, pl.Steps[len(pl.Steps)-1].EfSearch, pl.EfSearch)
+	for _, ly := range []string{"semantic", "episodic", "procedural"} {
+		require.Contains(t, pl.Scan, "memory_embedding_hnsw_"+ly+"_idx")
+	}
+	require.GreaterOrEqual(t, pl.Steps[0].RecallAt10, 0.75, "an ef-100 scan of a 400-row graph is near-exhaustive at 32 dimensions")
+	// Both statements at their bars, alternated: every question once per pass, each.
+	require.NotNil(t, pl.Interleaved)
+	require.Equal(t, 4*perf.InterleaveRounds, pl.Interleaved.N)
+	require.InDelta(t, pl.Interleaved.P50/pl.Interleaved.OtherP50, pl.Interleaved.Ratio, 1e-9)
+	require.Contains(t, stdout.String(), "Per-layer accuracy of partial per-layer HNSW graphs")
+	// Eight figures per layout: iterative off at ef 40, relaxed and strict at ef 100, relaxed at
+	// ef 200, recall's own vector scan asked for the query's layer and for every layer, the
+	// partial per-layer graphs at ef 100, and derive's nearest-fact search.
+	require.Len(t, res.Filtered, 16)
 	facts := 0
 	for _, f := range res.Filtered {
 		require.GreaterOrEqual(t, f.RecallAt10, 0.0)
