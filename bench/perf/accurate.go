@@ -127,28 +127,26 @@ func calibrateBare(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 // climbLadder measures the mean and worst recall@10 of sql over qs (its arguments from args,
 // its ids against each question's exact ones) at the ef_search values of EfLadder, up to the
 // first that reaches the bar, on a connection with the bare query's settings, ef_search and
-// extra. The first step is preceded by one untimed pass over the questions: without it that
-// step's p50 carried the cache warm-up (28 against 18 ms for the next step in one 100k tenant).
+// extra. Each step is preceded by one untimed pass over the questions on its connection:
+// without it the first step's p50 carried the cache warm-up (28 against 18 ms for the next
+// step in one 100k tenant), and later steps measured 15–75 % above the same statement timed
+// again at the end (interleaveAtBar) — which is why the comparison at the bars is alternated.
 func climbLadder(ctx context.Context, c *Config, bdb *benchDB, what string, extra map[string]string, sql string,
 	qs []layerQuestion, args func(layerQuestion) []any, n, tenants int,
 ) ([]EfRecall, error) {
 	var steps []EfRecall
-	for i, ef := range EfLadder {
+	for _, ef := range EfLadder {
 		settings := efSettings(ef)
 		maps.Copy(settings, extra)
 		pool, err := newPoolWith(ctx, bdb.url, "zbperfbench-ladder", 1, settings)
 		if err != nil {
 			return nil, err
 		}
-		passes := 1
-		if i == 0 {
-			passes = 2
-		}
 		var (
 			mean, worst float64
 			ds          []time.Duration
 		)
-		for range passes {
+		for range 2 {
 			if mean, worst, ds, err = timeRecall(ctx, pool, sql, len(qs), func(i int) []any { return args(qs[i]) },
 				func(i int) []int64 { return qs[i].exact }); err != nil {
 				break
