@@ -196,15 +196,7 @@ func layerLadderMarkdown(w io.Writer, figs []RecallFigure) {
 			fmt.Fprintf(w, "|---:|---:|---|---:|---:|---|\n")
 			header = true
 		}
-		steps := make([]string, 0, len(l.Steps))
-		for _, s := range l.Steps {
-			steps = append(steps, fmt.Sprintf("%d: %.3f, %.2f", s.EfSearch, s.RecallAt10, s.P50))
-		}
-		ef := fmt.Sprint(l.EfSearch)
-		if !l.Reached {
-			ef += " (bar not reached)"
-		}
-		fmt.Fprintf(w, "| %d | %d | %s | %s | %d | %s |\n", f.N, f.Tenants, f.HNSW, ef, l.RuleEf, strings.Join(steps, "; "))
+		fmt.Fprintf(w, "| %d | %d | %s | %s | %d | %s |\n", f.N, f.Tenants, f.HNSW, l.barText(), l.RuleEf, l.stepsText())
 	}
 	if header {
 		fmt.Fprintf(w, "\nThe filtered-search questions (one tenant, one layer): the tenant's %d nearest rows by one relaxed HNSW scan at each "+
@@ -213,6 +205,23 @@ func layerLadderMarkdown(w io.Writer, figs []RecallFigure) {
 			10*K, K, K, K, FilteredRecallTarget)
 	}
 	partialLadderMarkdown(w, figs)
+}
+
+// barText is the ladder's chosen ef_search, marked when it did not reach the bar.
+func (l *LayerLadder) barText() string {
+	if !l.Reached {
+		return fmt.Sprintf("%d (bar not reached)", l.EfSearch)
+	}
+	return fmt.Sprint(l.EfSearch)
+}
+
+// stepsText lists the ladder's steps as "ef: recall@10, p50".
+func (l *LayerLadder) stepsText() string {
+	steps := make([]string, 0, len(l.Steps))
+	for _, s := range l.Steps {
+		steps = append(steps, fmt.Sprintf("%d: %.3f, %.2f", s.EfSearch, s.RecallAt10, s.P50))
+	}
+	return strings.Join(steps, "; ")
 }
 
 // partialLadderMarkdown reports the per-layer accuracy of partial per-layer HNSW graphs
@@ -230,19 +239,11 @@ func partialLadderMarkdown(w io.Writer, figs []RecallFigure) {
 			fmt.Fprintf(w, "|---:|---:|---:|---|---:|---|\n")
 			header = true
 		}
-		steps := make([]string, 0, len(p.Steps))
-		for _, s := range p.Steps {
-			steps = append(steps, fmt.Sprintf("%d: %.3f, %.2f", s.EfSearch, s.RecallAt10, s.P50))
-		}
-		ef := fmt.Sprint(p.EfSearch)
-		if !p.Reached {
-			ef += " (bar not reached)"
-		}
 		cmp := "—"
 		if x := p.Interleaved; x != nil && f.LayerLadder != nil {
 			cmp = fmt.Sprintf("%.2f / %.2f = **%.2f×** (ef %d / %d, %d each)", x.P50, x.OtherP50, x.Ratio, p.EfSearch, f.LayerLadder.EfSearch, x.N)
 		}
-		fmt.Fprintf(w, "| %d | %d | %s | %s | %s | %s |\n", f.N, f.Tenants, ef, strings.Join(steps, "; "), cmp, p.Scan)
+		fmt.Fprintf(w, "| %d | %d | %s | %s | %s | %s |\n", f.N, f.Tenants, p.barText(), p.stepsText(), cmp, p.Scan)
 	}
 	if header {
 		fmt.Fprintf(w, "\nThe same questions, with one partial HNSW index per layer (`WHERE layer = … AND status = 'active'`, built for the "+
