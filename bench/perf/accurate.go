@@ -205,8 +205,9 @@ type LayerLadder struct {
 	// EfSearch is the first step at the bar (Reached), else the last tried.
 	EfSearch int  `json:"ef_search"`
 	Reached  bool `json:"reached"`
-	// RuleEf is zb.recall_ef_search of the tenants' size: the ef_search recall uses.
-	RuleEf int `json:"rule_ef_search"`
+	// RuleEf is zb.recall_ef_search of the tenants' size: the ef_search recall uses (the one
+	// scan's ladder only).
+	RuleEf int `json:"rule_ef_search,omitempty"`
 	// Scan is the plan's scans for the first question, in the ladder of partial per-layer
 	// graphs (partialLadder): one index scan per layer's graph.
 	Scan string `json:"scan,omitempty"`
@@ -254,18 +255,24 @@ func layerLadder(ctx context.Context, c *Config, bdb *benchDB, qs []layerQuestio
 	if err := bdb.pool.QueryRow(ctx, `SELECT zb.recall_ef_search($1)`, int64(n/tenants)).Scan(&l.RuleEf); err != nil {
 		return nil, err
 	}
-	l.extra = layerSettings
 	l.sql = `SELECT g.id FROM (
 			SELECT m.id, m.layer, m.embedding <=> $2 AS d FROM zb.memory m
 			WHERE m.tenant_id = $1 AND m.status = 'active' AND m.embedding IS NOT NULL
 			ORDER BY m.embedding <=> $2 LIMIT $3 * 10) g
 			WHERE g.layer = $4::zb.memory_layer ORDER BY g.d, g.id LIMIT $3`
+	return l, l.climb(ctx, c, bdb, "per-layer accuracy of one scan", qs, n, tenants)
+}
+
+// climb measures the ladder's statement (sql, with recall's vector settings) over qs at the
+// ef_search values of EfLadder up to the bar, and chooses its step.
+func (l *LayerLadder) climb(ctx context.Context, c *Config, bdb *benchDB, what string, qs []layerQuestion, n, tenants int) error {
+	l.extra = layerSettings
 	var err error
-	if l.Steps, err = climbLadder(ctx, c, bdb, "per-layer accuracy of one scan", l.extra, l.sql, qs, layerArgs, n, tenants); err != nil {
-		return nil, err
+	if l.Steps, err = climbLadder(ctx, c, bdb, what, l.extra, l.sql, qs, layerArgs, n, tenants); err != nil {
+		return err
 	}
 	l.EfSearch, l.Reached = chooseEf(l.Steps)
-	return l, nil
+	return nil
 }
 
 // partialLadder is layerLadder's measure for partial per-layer HNSW graphs (built by the
@@ -278,9 +285,6 @@ func layerLadder(ctx context.Context, c *Config, bdb *benchDB, qs []layerQuestio
 // It fails when the plan does not scan each layer's graph.
 func partialLadder(ctx context.Context, c *Config, bdb *benchDB, qs []layerQuestion, n, tenants int) (*LayerLadder, error) {
 	l := &LayerLadder{Queries: len(qs)}
-	if err := bdb.pool.QueryRow(ctx, `SELECT zb.recall_ef_search($1)`, int64(n/tenants)).Scan(&l.RuleEf); err != nil {
-		return nil, err
-	}
 	scans := make([]string, 0, len(searchLayers))
 	for _, ly := range searchLayers {
 		scans = append(scans, `(SELECT m.id, m.layer, m.embedding <=> $2 AS d FROM zb.memory m
@@ -289,8 +293,7 @@ func partialLadder(ctx context.Context, c *Config, bdb *benchDB, qs []layerQuest
 	}
 	l.sql = `WITH u AS MATERIALIZED (` + strings.Join(scans, " UNION ALL ") + `)
 		SELECT u.id FROM u WHERE u.layer = $4::zb.memory_layer ORDER BY u.d, u.id`
-	l.extra = layerSettings
-	explain, err := newPoolWith(ctx, bdb.url, "zbperfbench-partial", 1, l.extra)
+	explain, err := newPoolWith(ctx, bdb.url, "zbperfbench-partial", 1, layerSettings)
 	if err != nil {
 		return nil, err
 	}
@@ -306,11 +309,7 @@ func partialLadder(ctx context.Context, c *Config, bdb *benchDB, qs []layerQuest
 			return nil, fmt.Errorf("partial per-layer ladder: the plan does not scan %s (%s)", partialIndex(ly), l.Scan)
 		}
 	}
-	if l.Steps, err = climbLadder(ctx, c, bdb, "per-layer accuracy of partial graphs", l.extra, l.sql, qs, layerArgs, n, tenants); err != nil {
-		return nil, err
-	}
-	l.EfSearch, l.Reached = chooseEf(l.Steps)
-	return l, nil
+	return l, l.climb(ctx, c, bdb, "per-layer accuracy of partial graphs", qs, n, tenants)
 }
 
 // interleaveAtBar times l's statement at its bar against other's at theirs, alternated question

@@ -432,7 +432,8 @@ func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 		{name: "recall's vector scan, this layer (ef_search by tenant size)", recall: true},
 		{name: "recall's vector scan, every layer (ef_search by tenant size)", recall: true, everyLayer: true},
 	}
-	if c.PartialMax > 0 && n <= c.PartialMax {
+	partialBuilt := c.PartialMax > 0 && n <= c.PartialMax
+	if partialBuilt {
 		settings = append(settings, filterSetting{
 			name: "partial per-layer HNSW, relaxed, ef 100", partial: true,
 			settings: map[string]string{"hnsw.iterative_scan": "relaxed_order", "hnsw.ef_search": "100"},
@@ -469,10 +470,8 @@ func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 		qs[i] = q
 	}
 	exactLat := summarize(exactD)
-	partialBuilt := false
 	for _, s := range settings {
 		if s.partial {
-			partialBuilt = true
 			for _, l := range searchLayers {
 				def := strings.Replace(indexDef, "memory_embedding_hnsw_idx", partialIndex(l), 1) +
 					" WHERE layer = '" + string(l) + "' AND status = 'active'"
