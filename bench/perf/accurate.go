@@ -208,12 +208,15 @@ type LayerLadder struct {
 	// RuleEf is zb.recall_ef_search of the tenants' size: the ef_search recall uses (the one
 	// scan's ladder only).
 	RuleEf int `json:"rule_ef_search,omitempty"`
-	// Scan is the plan's scans for the first question, in the ladder of partial per-layer
-	// graphs (partialLadder): one index scan per layer's graph.
+	// Scan is the plan's scans for the first question, in the ladders of partial per-layer
+	// graphs (partialLadder: one index scan per layer's graph) and of the halfvec graph.
 	Scan string `json:"scan,omitempty"`
-	// Interleaved, in the ladder of partial per-layer graphs, is its statement at its bar timed
-	// question by question against the one scan's at the one scan's bar (interleaveAtBar).
+	// Interleaved, in the ladders of partial per-layer graphs and of the halfvec graph, is its
+	// statement at its bar timed question by question against the one scan's at the one scan's
+	// bar (interleaveAtBar).
 	Interleaved *Interleaved `json:"interleaved,omitempty"`
+	// IndexMiB is the size of the ladder's own graph (the halfvec ladder's).
+	IndexMiB float64 `json:"index_mib,omitempty"`
 
 	// sql and extra are the ladder's statement and settings (besides ef_search).
 	sql   string
@@ -293,23 +296,73 @@ func partialLadder(ctx context.Context, c *Config, bdb *benchDB, qs []layerQuest
 	}
 	l.sql = `WITH u AS MATERIALIZED (` + strings.Join(scans, " UNION ALL ") + `)
 		SELECT u.id FROM u WHERE u.layer = $4::zb.memory_layer ORDER BY u.d, u.id`
-	explain, err := newPoolWith(ctx, bdb.url, "zbperfbench-partial", 1, layerSettings)
-	if err != nil {
-		return nil, err
-	}
-	var plan []byte
-	err = explain.QueryRow(ctx, "EXPLAIN (FORMAT JSON) "+l.sql, layerArgs(qs[0])...).Scan(&plan)
-	explain.Close()
-	if err != nil {
-		return nil, err
-	}
-	l.Scan = scanOf(plan)
+	indexes := make([]string, 0, len(searchLayers))
 	for _, ly := range searchLayers {
-		if !strings.Contains(l.Scan, partialIndex(ly)) {
-			return nil, fmt.Errorf("partial per-layer ladder: the plan does not scan %s (%s)", partialIndex(ly), l.Scan)
-		}
+		indexes = append(indexes, partialIndex(ly))
+	}
+	if err := l.planScans(ctx, bdb, qs[0], "partial per-layer ladder", indexes...); err != nil {
+		return nil, err
 	}
 	return l, l.climb(ctx, c, bdb, "per-layer accuracy of partial graphs", qs, n, tenants)
+}
+
+// planScans records in l.Scan the scans of the plan of l's statement for q (with recall's vector
+// settings), and fails when it does not name each of indexes.
+func (l *LayerLadder) planScans(ctx context.Context, bdb *benchDB, q layerQuestion, what string, indexes ...string) error {
+	explain, err := newPoolWith(ctx, bdb.url, "zbperfbench-explain", 1, layerSettings)
+	if err != nil {
+		return err
+	}
+	defer explain.Close()
+	var plan []byte
+	if err := explain.QueryRow(ctx, "EXPLAIN (FORMAT JSON) "+l.sql, layerArgs(q)...).Scan(&plan); err != nil {
+		return err
+	}
+	l.Scan = scanOf(plan)
+	for _, ix := range indexes {
+		if !strings.Contains(l.Scan, ix) {
+			return fmt.Errorf("%s: the plan does not scan %s (%s)", what, ix, l.Scan)
+		}
+	}
+	return nil
+}
+
+// halfvecIndex names the half-precision HNSW graph that the filtered benchmark builds.
+const halfvecIndex = "memory_embedding_hnsw_halfvec_idx"
+
+// halfvecLadder is layerLadder's measure on a graph of half-precision copies of the vectors
+// (pgvector's halfvec, 2-byte floats: half the graph's pages): it builds halfvecIndex with the
+// recall graph's parameters (indexDef, the caller drops it), then climbs the one-scan ladder
+// with both sides of the distance cast to halfvec, as every nearest-neighbour query on the table
+// would have to be for the index to serve it. IndexMiB is the half graph's size. It fails when
+// the plan does not scan that graph.
+func halfvecLadder(ctx context.Context, c *Config, bdb *benchDB, qs []layerQuestion, n, tenants int, indexDef string) (*LayerLadder, error) {
+	const col = "(embedding vector_cosine_ops)"
+	half := fmt.Sprintf("halfvec(%d)", c.Dim)
+	if !strings.Contains(indexDef, col) {
+		return nil, fmt.Errorf("halfvec ladder: the HNSW index definition does not index %s: %s", col, indexDef)
+	}
+	def := strings.Replace(strings.Replace(indexDef, "memory_embedding_hnsw_idx", halfvecIndex, 1), col,
+		"((embedding::"+half+") halfvec_cosine_ops)", 1)
+	if err := buildIndex(ctx, bdb.pool, def, n); err != nil {
+		return nil, err
+	}
+	l := &LayerLadder{Queries: len(qs)}
+	var size int64
+	if err := bdb.pool.QueryRow(ctx, `SELECT pg_relation_size('zb.`+halfvecIndex+`')`).Scan(&size); err != nil {
+		return nil, err
+	}
+	l.IndexMiB = float64(size) / (1 << 20)
+	d := "m.embedding::" + half + " <=> $2::" + half
+	l.sql = `SELECT g.id FROM (
+			SELECT m.id, m.layer, ` + d + ` AS d FROM zb.memory m
+			WHERE m.tenant_id = $1 AND m.status = 'active' AND m.embedding IS NOT NULL
+			ORDER BY ` + d + ` LIMIT $3 * 10) g
+			WHERE g.layer = $4::zb.memory_layer ORDER BY g.d, g.id LIMIT $3`
+	if err := l.planScans(ctx, bdb, qs[0], "halfvec ladder", halfvecIndex); err != nil {
+		return nil, err
+	}
+	return l, l.climb(ctx, c, bdb, "per-layer accuracy of one scan, halfvec graph", qs, n, tenants)
 }
 
 // interleaveAtBar times l's statement at its bar against other's at theirs, alternated question

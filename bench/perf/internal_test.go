@@ -109,7 +109,22 @@ func TestAccurateFinishAndReport(t *testing.T) {
 	b.Reset()
 	(&Results{Recall: []RecallFigure{f}}).Markdown(&b)
 	require.Contains(t, b.String(), "| 1000 | 1 | 100 (bar not reached) |")
+	require.NotContains(t, b.String(), "half-precision graph")
 	f.PartialLadder = nil
+
+	// The one scan on a half-precision graph: the same columns, and the two graphs' sizes.
+	f.IndexMiB = 391.2
+	f.HalfvecLadder = &LayerLadder{
+		Queries: 2, Steps: []EfRecall{{EfSearch: 100, RecallAt10: 0.92, P50: 1.25}, {EfSearch: 120, RecallAt10: 0.955, P50: 1.5}},
+		EfSearch: 120, Reached: true, IndexMiB: 195.6, Scan: "Index Scan memory_embedding_hnsw_halfvec_idx",
+		Interleaved: &Interleaved{N: 150, P50: 1.8, OtherP50: 2, Ratio: 0.9},
+	}
+	b.Reset()
+	(&Results{Recall: []RecallFigure{f}}).Markdown(&b)
+	require.Contains(t, b.String(), "Per-layer accuracy of recall's one scan on a half-precision graph")
+	require.Contains(t, b.String(), "| 1000 | 1 | 120 | 100: 0.920, 1.25; 120: 0.955, 1.50 | 1.80 / 2.00 = **0.90×** (ef 120 / 120, 150 each) | Index Scan memory_embedding_hnsw_halfvec_idx | 196 / 391 MiB |")
+	require.NotContains(t, b.String(), "partial per-layer HNSW graphs")
+	f.HalfvecLadder = nil
 
 	// Not timed: the bare query's own figure and ratios.
 	u := &AccurateBare{Queries: 2, Ladder: []EfRecall{{EfSearch: 100, RecallAt10: 1}}, EfSearch: 100, Reached: true}

@@ -46,6 +46,9 @@ const (
 	FilteredQueriesDefault = 50
 	// PartialMaxDefault is the largest size at which partial HNSW indexes are built and measured.
 	PartialMaxDefault = 10_000
+	// HalfvecMaxDefault is the largest size at which a half-precision HNSW graph is built and
+	// measured (in tenants large enough for recall's HNSW scan).
+	HalfvecMaxDefault = 10_000
 	// ImportSizeDefault is the number of rows of the import benchmark.
 	ImportSizeDefault = 10_000
 	// BatchSizeDefault is the number of rows per StoreBatch call (and per COPY of the baseline).
@@ -82,6 +85,10 @@ type Config struct {
 	// PartialMax is the largest size at which partial per-layer HNSW indexes are measured.
 	// Defaults to PartialMaxDefault; -1 never.
 	PartialMax int
+	// HalfvecMax is the largest size at which recall's one-scan shape is measured on a graph of
+	// half-precision vectors as well (tenants above 1 000 memories). Defaults to
+	// HalfvecMaxDefault; -1 never.
+	HalfvecMax int
 	// ImportSize is the row count of the import benchmark. Defaults to ImportSizeDefault; -1
 	// skips the write benchmarks.
 	ImportSize int
@@ -137,6 +144,7 @@ func (c *Config) withDefaults() Config {
 	o.Queries = cmp.Or(o.Queries, QueriesDefault)
 	o.FilteredQueries = cmp.Or(o.FilteredQueries, FilteredQueriesDefault)
 	o.PartialMax = cmp.Or(o.PartialMax, PartialMaxDefault)
+	o.HalfvecMax = cmp.Or(o.HalfvecMax, HalfvecMaxDefault)
 	o.ImportSize = cmp.Or(o.ImportSize, ImportSizeDefault)
 	o.BatchSize = cmp.Or(o.BatchSize, BatchSizeDefault)
 	o.Stores = cmp.Or(o.Stores, StoresDefault)
@@ -258,7 +266,7 @@ func Run(ctx context.Context, cfg *Config) (*Results, error) {
 		},
 		Config: map[string]any{
 			"dim": c.Dim, "sizes": c.Sizes, "tenants": c.Tenants, "queries": c.Queries,
-			"filtered_queries": c.FilteredQueries, "partial_max": c.PartialMax, "import_size": c.ImportSize,
+			"filtered_queries": c.FilteredQueries, "partial_max": c.PartialMax, "halfvec_max": c.HalfvecMax, "import_size": c.ImportSize,
 			"batch_size": c.BatchSize, "stores": c.Stores, "clients": c.Clients, "load_duration_s": c.LoadDuration.Seconds(),
 			"pool_size": c.PoolSize, "worker": !c.NoWorker, "worker_bin": c.WorkerBin, "seed": c.Seed, "k": K,
 			"recall_split_min_docs": c.RecallSplitMinDocs,

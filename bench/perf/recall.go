@@ -69,6 +69,9 @@ type RecallFigure struct {
 	// PartialLadder is the same measure for partial per-layer HNSW graphs, a scan of each
 	// (nil where Config.PartialMax built none or the tenants are small).
 	PartialLadder *LayerLadder `json:"partial_layer_ladder,omitempty"`
+	// HalfvecLadder is the same measure for recall's one-scan shape on a graph of half-precision
+	// copies of the vectors (nil where Config.HalfvecMax built none or the tenants are small).
+	HalfvecLadder *LayerLadder `json:"halfvec_layer_ladder,omitempty"`
 	// Accurate is the bare query at the accuracy bar recall's vector half is held to, and
 	// recall's ratios against it (nil in runs before 5 December, late morning).
 	Accurate *AccurateBare `json:"accurate_bare,omitempty"`
@@ -282,13 +285,13 @@ func benchRecallSize(ctx context.Context, c *Config, n, tenants int, doLoad bool
 	c.Logger.Info("recall", "n", n, "tenants", tenants, "bare_p50", f.Bare.P50, "full_p50", f.Full.P50, "p50_ratio", f.P50Ratio,
 		"p99_ratio", f.P99Ratio, "accurate_ef", acc.EfSearch, "readonly_p50_ratio_accurate", acc.ReadOnlyP50Ratio)
 
-	ff, ladder, partial, err := benchFiltered(ctx, c, bdb, emb, n, tenants, indexDef)
+	ff, ladders, err := benchFiltered(ctx, c, bdb, emb, n, tenants, indexDef)
 	if err != nil {
 		return fmt.Errorf("filtered search: %w", err)
 	}
 	res.Filtered = append(res.Filtered, ff...)
-	res.Recall[len(res.Recall)-1].LayerLadder = ladder
-	res.Recall[len(res.Recall)-1].PartialLadder = partial
+	last := &res.Recall[len(res.Recall)-1]
+	last.LayerLadder, last.PartialLadder, last.HalfvecLadder = ladders.one, ladders.partial, ladders.half
 	c.progress(res)
 
 	if doLoad {
@@ -419,11 +422,15 @@ type filterSetting struct {
 	everyLayer bool
 }
 
+// filteredLadders are the per-layer accuracy ladders of benchFiltered (nil where not measured).
+type filteredLadders struct{ one, partial, half *LayerLadder }
+
 // benchFiltered measures ANN recall@10 against exact within one tenant and one layer.
 // Where the tenant is large enough for recall's HNSW scan it also returns the per-layer
-// accuracy ladders of the one scan (layerLadder) and, where partial per-layer graphs are built
-// (Config.PartialMax), of a scan per layer's graph (partialLadder); nil otherwise.
-func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embedder, n, tenants int, indexDef string) (out []FilteredFigure, one, partial *LayerLadder, err error) {
+// accuracy ladders of the one scan (layerLadder), where partial per-layer graphs are built
+// (Config.PartialMax) of a scan per layer's graph (partialLadder), and up to Config.HalfvecMax
+// of the one scan on a half-precision graph (halfvecLadder).
+func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embedder, n, tenants int, indexDef string) (out []FilteredFigure, lad filteredLadders, err error) {
 	settings := []filterSetting{
 		{name: "iterative off, ef 40", settings: map[string]string{"hnsw.iterative_scan": "off", "hnsw.ef_search": "40"}},
 		{name: "relaxed, ef 100", settings: map[string]string{"hnsw.iterative_scan": "relaxed_order", "hnsw.ef_search": "100"}},
@@ -443,7 +450,7 @@ func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 	qs := make([]layerQuestion, c.FilteredQueries)
 	exact, err := newPoolWith(ctx, bdb.url, "zbperfbench-exact", 1, nil)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, lad, err
 	}
 	defer exact.Close()
 	var exactD []time.Duration
@@ -451,20 +458,20 @@ func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 	for i := range qs {
 		vs, err := emb.Embed(ctx, []string{genQuery(r)})
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, lad, err
 		}
 		q := layerQuestion{tenant: tenantName(r.IntN(tenants)), layer: string(searchLayers[r.IntN(len(searchLayers))]), v: pgvector.NewVector(vs[0])}
 		t := time.Now()
 		// (embedding <=> q) + 0 cannot use the HNSW index: an exact sort of the filtered rows.
 		if q.exact, err = queryIDs(ctx, exact, `SELECT id FROM zb.memory WHERE tenant_id = $1 AND layer = $2::zb.memory_layer
 			AND status = 'active' AND embedding IS NOT NULL ORDER BY (embedding <=> $3) + 0, id LIMIT $4`, q.tenant, q.layer, q.v, K); err != nil {
-			return nil, nil, nil, err
+			return nil, lad, err
 		}
 		exactD = append(exactD, time.Since(t))
 		var cnt int
 		if err := exact.QueryRow(ctx, `SELECT count(*) FROM zb.memory WHERE tenant_id = $1 AND layer = $2::zb.memory_layer AND status = 'active'`,
 			q.tenant, q.layer).Scan(&cnt); err != nil {
-			return nil, nil, nil, err
+			return nil, lad, err
 		}
 		matches += cnt
 		qs[i] = q
@@ -476,16 +483,16 @@ func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 				def := strings.Replace(indexDef, "memory_embedding_hnsw_idx", partialIndex(l), 1) +
 					" WHERE layer = '" + string(l) + "' AND status = 'active'"
 				if err := buildIndex(ctx, bdb.pool, def, n); err != nil {
-					return nil, nil, nil, err
+					return nil, lad, err
 				}
 			}
 			if _, err := bdb.pool.Exec(ctx, `ANALYZE zb.memory`); err != nil {
-				return nil, nil, nil, err
+				return nil, lad, err
 			}
 		}
 		pool, err := newPoolWith(ctx, bdb.url, "zbperfbench-filtered", 1, s.settings)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, lad, err
 		}
 		annSQL := `SELECT id FROM zb.memory WHERE tenant_id = $1 AND layer = $2::zb.memory_layer
 			AND status = 'active' AND embedding IS NOT NULL ORDER BY embedding <=> $3 LIMIT $4`
@@ -506,7 +513,7 @@ func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 			var plan []byte
 			if err := pool.QueryRow(ctx, "EXPLAIN (FORMAT JSON) "+annSQL, qs[0].tenant, qs[0].layer, qs[0].v, K).Scan(&plan); err != nil {
 				pool.Close()
-				return nil, nil, nil, err
+				return nil, lad, err
 			}
 			f.Scan = scanOf(plan)
 		}
@@ -514,12 +521,12 @@ func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 			func(i int) []any { return []any{qs[i].tenant, qs[i].layer, qs[i].v, K} }, func(i int) []int64 { return qs[i].exact })
 		pool.Close()
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, lad, err
 		}
 		f.MinRecall = worst
 		if s.partial && n/tenants > recallExactMax {
-			if partial, err = partialLadder(ctx, c, bdb, qs, n, tenants); err != nil {
-				return nil, nil, nil, err
+			if lad.partial, err = partialLadder(ctx, c, bdb, qs, n, tenants); err != nil {
+				return nil, lad, err
 			}
 		}
 		f.RecallAt10 = mean
@@ -531,28 +538,40 @@ func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 	if n/tenants > recallExactMax {
 		// With the partial graphs still there when they were built: the one scan cannot use
 		// them (no layer in its filter), and the two are timed against each other below.
-		if one, err = layerLadder(ctx, c, bdb, qs, n, tenants); err != nil {
-			return nil, nil, nil, err
+		if lad.one, err = layerLadder(ctx, c, bdb, qs, n, tenants); err != nil {
+			return nil, lad, err
 		}
 	}
-	if partial != nil {
-		if err := interleaveAtBar(ctx, bdb, qs, partial, one); err != nil {
-			return nil, nil, nil, err
+	if lad.partial != nil {
+		if err := interleaveAtBar(ctx, bdb, qs, lad.partial, lad.one); err != nil {
+			return nil, lad, err
 		}
 	}
 	if partialBuilt {
 		// The schema has no partial indexes: derive's nearest facts must not find them.
 		for _, l := range searchLayers {
 			if _, err := bdb.pool.Exec(ctx, "DROP INDEX zb."+partialIndex(l)); err != nil {
-				return nil, nil, nil, err
+				return nil, lad, err
 			}
+		}
+	}
+	if lad.one != nil && c.HalfvecMax > 0 && n <= c.HalfvecMax {
+		if lad.half, err = halfvecLadder(ctx, c, bdb, qs, n, tenants, indexDef); err != nil {
+			return nil, lad, err
+		}
+		if err := interleaveAtBar(ctx, bdb, qs, lad.half, lad.one); err != nil {
+			return nil, lad, err
+		}
+		// The schema has no half-precision graph: nothing after this may find it.
+		if _, err := bdb.pool.Exec(ctx, "DROP INDEX zb."+halfvecIndex); err != nil {
+			return nil, lad, err
 		}
 	}
 	f, err := benchNearestFacts(ctx, c, bdb, exact, n, tenants, r)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, lad, err
 	}
-	return append(out, f), one, partial, nil
+	return append(out, f), lad, nil
 }
 
 // partialIndex names the partial HNSW index of one layer that the filtered benchmark builds.

@@ -205,6 +205,7 @@ func layerLadderMarkdown(w io.Writer, figs []RecallFigure) {
 			10*K, K, K, K, FilteredRecallTarget)
 	}
 	partialLadderMarkdown(w, figs)
+	halfvecLadderMarkdown(w, figs)
 }
 
 // barText is the ladder's chosen ef_search, marked when it did not reach the bar.
@@ -227,30 +228,61 @@ func (l *LayerLadder) stepsText() string {
 // partialLadderMarkdown reports the per-layer accuracy of partial per-layer HNSW graphs
 // (PartialLadder) against the one scan's, for the figures that measured it.
 func partialLadderMarkdown(w io.Writer, figs []RecallFigure) {
+	altLadderMarkdown(w, figs, func(f RecallFigure) *LayerLadder { return f.PartialLadder },
+		fmt.Sprintf("Per-layer accuracy of partial per-layer HNSW graphs by ef_search (a scan of each layer's graph, its top %d)", K),
+		"partial graphs", func(RecallFigure, *LayerLadder) string { return "" },
+		fmt.Sprintf("The same questions, with one partial HNSW index per layer (`WHERE layer = … AND status = 'active'`, built for the "+
+			"filtered figures and dropped after them): the %d layers' top %d by a scan of each graph in one statement, as recall "+
+			"would run them, the question layer's rows against its exact top %d.", len(searchLayers), K, K))
+}
+
+// halfvecLadderMarkdown reports the per-layer accuracy of recall's one-scan shape on a
+// half-precision graph (HalfvecLadder) against the one scan's on the vector graph.
+func halfvecLadderMarkdown(w io.Writer, figs []RecallFigure) {
+	altLadderMarkdown(w, figs, func(f RecallFigure) *LayerLadder { return f.HalfvecLadder },
+		fmt.Sprintf("Per-layer accuracy of recall's one scan on a half-precision graph by ef_search (the %d nearest, each layer's top %d)", 10*K, K),
+		"halfvec graph", func(f RecallFigure, l *LayerLadder) string {
+			return fmt.Sprintf(" | %.0f / %.0f MiB", l.IndexMiB, f.IndexMiB)
+		},
+		fmt.Sprintf("The same questions and statement as the one scan's ladder, on an HNSW graph of half-precision copies of the "+
+			"vectors (`(embedding::halfvec(N)) halfvec_cosine_ops`, the recall graph's m and ef_construction; built after the "+
+			"filtered figures and dropped after this ladder), both sides of the distance cast to halfvec; its size against the "+
+			"vector graph's. The bare query would use the same graph."))
+}
+
+// altLadderMarkdown reports another graph's per-layer ladder (of) against the one scan's, for
+// the figures that measured it: title, the statement's label, an extra column (extra: " | …",
+// empty for none) and the note under the table.
+func altLadderMarkdown(w io.Writer, figs []RecallFigure, of func(RecallFigure) *LayerLadder, title, label string,
+	extra func(RecallFigure, *LayerLadder) string, note string,
+) {
 	header := false
 	for _, f := range figs {
-		p := f.PartialLadder
+		p := of(f)
 		if p == nil {
 			continue
 		}
+		x := extra(f, p)
 		if !header {
-			fmt.Fprintf(w, "### Per-layer accuracy of partial per-layer HNSW graphs by ef_search (a scan of each layer's graph, its top %d)\n\n", K)
-			fmt.Fprintf(w, "| N | tenants | ef_search at the bar | ladder (ef: recall@%d, p50 ms) | p50 at the bars, alternated (ms): partial graphs / one scan | plan |\n", K)
-			fmt.Fprintf(w, "|---:|---:|---:|---|---:|---|\n")
+			fmt.Fprintf(w, "### %s\n\n", title)
+			fmt.Fprintf(w, "| N | tenants | ef_search at the bar | ladder (ef: recall@%d, p50 ms) | p50 at the bars, alternated (ms): %s / one scan | plan |", K, label)
+			sep := "|---:|---:|---:|---|---:|---|"
+			if x != "" {
+				fmt.Fprint(w, " graph / vector graph |")
+				sep += "---:|"
+			}
+			fmt.Fprintf(w, "\n%s\n", sep)
 			header = true
 		}
 		cmp := "—"
 		if x := p.Interleaved; x != nil && f.LayerLadder != nil {
 			cmp = fmt.Sprintf("%.2f / %.2f = **%.2f×** (ef %d / %d, %d each)", x.P50, x.OtherP50, x.Ratio, p.EfSearch, f.LayerLadder.EfSearch, x.N)
 		}
-		fmt.Fprintf(w, "| %d | %d | %s | %s | %s | %s |\n", f.N, f.Tenants, p.barText(), p.stepsText(), cmp, p.Scan)
+		fmt.Fprintf(w, "| %d | %d | %s | %s | %s | %s%s |\n", f.N, f.Tenants, p.barText(), p.stepsText(), cmp, p.Scan, x)
 	}
 	if header {
-		fmt.Fprintf(w, "\nThe same questions, with one partial HNSW index per layer (`WHERE layer = … AND status = 'active'`, built for the "+
-			"filtered figures and dropped after them): the %d layers' top %d by a scan of each graph in one statement, as recall "+
-			"would run them, the question layer's rows against its exact top %d. Then each statement at its own bar (the ladder's "+
-			"chosen step; the one scan's from the table above), alternated question by question over %d passes: the ladders' "+
-			"p50s are minutes apart.\n\n", len(searchLayers), K, K, InterleaveRounds)
+		fmt.Fprintf(w, "\n%s Then each statement at its own bar (the ladder's chosen step; the one scan's from the table above), "+
+			"alternated question by question over %d passes: the ladders' p50s are minutes apart.\n\n", note, InterleaveRounds)
 	}
 }
 

@@ -43,6 +43,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	queries := fs.Int("queries", perf.QueriesDefault, "timed queries per recall figure")
 	filtered := fs.Int("filtered-queries", perf.FilteredQueriesDefault, "queries per filtered-search setting")
 	partialMax := fs.Int("partial-max", perf.PartialMaxDefault, "largest size at which partial per-layer HNSW indexes are measured (-1: never)")
+	halfvecMax := fs.Int("halfvec-max", perf.HalfvecMaxDefault, "largest size at which recall's vector scan is also measured on a half-precision (halfvec) HNSW graph (-1: never)")
 	importSize := fs.Int("import", perf.ImportSizeDefault, "rows of the import benchmark (-1 skips the write benchmarks)")
 	batch := fs.Int("batch", perf.BatchSizeDefault, "rows per StoreBatch call and per COPY")
 	stores := fs.Int("stores", perf.StoresDefault, "timed single Store calls")
@@ -98,7 +99,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	cfg := &perf.Config{
 		AdminURL: getenv("ZB_DATABASE_URL"), Dim: *dim, Sizes: sz, Tenants: *tenants, Queries: *queries,
-		FilteredQueries: *filtered, PartialMax: *partialMax, ImportSize: *importSize, BatchSize: *batch, Stores: *stores,
+		FilteredQueries: *filtered, PartialMax: *partialMax, HalfvecMax: *halfvecMax, ImportSize: *importSize, BatchSize: *batch, Stores: *stores,
 		Clients: *clients, LoadDuration: *duration, PoolSize: *poolSize, NoWorker: *noWorker, WorkerBin: *workerBin, Keep: *keep, MultiOnly: *multiOnly,
 		RecallSplitMinDocs: *split, LexicalScorer: *scorer, HNSWM: *hnswM, HNSWEfConstruction: *hnswEfc, Seed: *seed, Logger: logger,
 		// Partial results are saved after each figure, so a long run that is stopped keeps them.

@@ -35,7 +35,7 @@ func TestRunTiny(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run([]string{
 		"-worker-bin", workerBin, "-out", dir, "-sizes", "1200", "-tenants", "3", "-queries", "8", "-filtered-queries", "4",
-		"-partial-max", "1200", "-import", "100", "-batch", "50", "-stores", "10", "-clients", "4", "-pool", "4", "-duration", "1s",
+		"-partial-max", "1200", "-halfvec-max", "1200", "-import", "100", "-batch", "50", "-stores", "10", "-clients", "4", "-pool", "4", "-duration", "1s",
 		"-dim", "32", "-recall-split", "500", "-lexical-scorer", "sql",
 	},
 		func(k string) string {
@@ -131,6 +131,18 @@ func TestRunTiny(t *testing.T) {
 	require.Equal(t, 4*perf.InterleaveRounds, pl.Interleaved.N)
 	require.InDelta(t, pl.Interleaved.P50/pl.Interleaved.OtherP50, pl.Interleaved.Ratio, 1e-9)
 	require.Contains(t, stdout.String(), "Per-layer accuracy of partial per-layer HNSW graphs")
+	// The one scan on a half-precision graph (-halfvec-max 1200): where recall's vector half
+	// walks a graph, through that graph, timed against the one scan, and dropped after it.
+	require.Nil(t, res.Recall[0].HalfvecLadder, "tenants of 400: recall's vector half is exact")
+	hl := res.Recall[1].HalfvecLadder
+	require.NotNil(t, hl)
+	require.Equal(t, 4, hl.Queries)
+	require.Contains(t, hl.Scan, "memory_embedding_hnsw_halfvec_idx")
+	require.Positive(t, hl.IndexMiB)
+	require.GreaterOrEqual(t, hl.Steps[0].RecallAt10, 0.75, "an ef-100 scan of a 1 200-row graph is near-exhaustive at 32 dimensions")
+	require.NotNil(t, hl.Interleaved)
+	require.Equal(t, 4*perf.InterleaveRounds, hl.Interleaved.N)
+	require.Contains(t, stdout.String(), "Per-layer accuracy of recall's one scan on a half-precision graph")
 	// Eight figures per layout: iterative off at ef 40, relaxed and strict at ef 100, relaxed at
 	// ef 200, recall's own vector scan asked for the query's layer and for every layer, the
 	// partial per-layer graphs at ef 100, and derive's nearest-fact search.
