@@ -17,8 +17,9 @@
 //     [FilteredRecallTarget] (0.95). The plan's scan node is reported. In tenants above 1 000
 //     memories, the ef_search at which recall's one-scan shape reaches the bar per layer
 //     ([LayerLadder]) and, with the partial indexes ([Config.PartialMax]), the ef_search at which
-//     a scan of each layer's graph does, both statements then timed against each other at their
-//     bars ([Interleaved]).
+//     a scan of each layer's graph does, and up to [Config.HalfvecMax] the one scan's on a
+//     half-precision (halfvec) graph, each then timed against the one scan at their bars
+//     ([Interleaved]).
 //   - Writes: coordinator.Store p50 with a precomputed embedding (so embedding is excluded)
 //     against a plain single-row INSERT of the same row; coordinator.StoreBatch throughput
 //     against a plain COPY of the same rows into a table with the same indexes (CREATE TABLE
