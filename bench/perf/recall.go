@@ -556,14 +556,16 @@ func benchFiltered(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 		}
 	}
 	if lad.one != nil && c.HalfvecMax > 0 && n <= c.HalfvecMax {
-		if lad.half, err = halfvecLadder(ctx, c, bdb, qs, n, tenants, indexDef); err != nil {
-			return nil, lad, err
+		lad.half, err = halfvecLadder(ctx, c, bdb, qs, n, tenants, indexDef)
+		if err == nil {
+			err = interleaveAtBar(ctx, bdb, qs, lad.half, lad.one)
 		}
-		if err := interleaveAtBar(ctx, bdb, qs, lad.half, lad.one); err != nil {
-			return nil, lad, err
+		// The schema has no half-precision graph: nothing after this may find it, and a kept
+		// database (-keep) must not either, whether or not the ladder failed.
+		if _, derr := bdb.pool.Exec(context.WithoutCancel(ctx), "DROP INDEX IF EXISTS zb."+halfvecIndex); err == nil {
+			err = derr
 		}
-		// The schema has no half-precision graph: nothing after this may find it.
-		if _, err := bdb.pool.Exec(ctx, "DROP INDEX zb."+halfvecIndex); err != nil {
+		if err != nil {
 			return nil, lad, err
 		}
 	}

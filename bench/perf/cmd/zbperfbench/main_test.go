@@ -132,7 +132,7 @@ func TestRunTiny(t *testing.T) {
 	require.InDelta(t, pl.Interleaved.P50/pl.Interleaved.OtherP50, pl.Interleaved.Ratio, 1e-9)
 	require.Contains(t, stdout.String(), "Per-layer accuracy of partial per-layer HNSW graphs")
 	// The one scan on a half-precision graph (-halfvec-max 1200): where recall's vector half
-	// walks a graph, through that graph, timed against the one scan, and dropped after it.
+	// walks a graph, through that graph, and timed against the one scan.
 	require.Nil(t, res.Recall[0].HalfvecLadder, "tenants of 400: recall's vector half is exact")
 	hl := res.Recall[1].HalfvecLadder
 	require.NotNil(t, hl)
