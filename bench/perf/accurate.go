@@ -258,12 +258,18 @@ func layerLadder(ctx context.Context, c *Config, bdb *benchDB, qs []layerQuestio
 	if err := bdb.pool.QueryRow(ctx, `SELECT zb.recall_ef_search($1)`, int64(n/tenants)).Scan(&l.RuleEf); err != nil {
 		return nil, err
 	}
-	l.sql = `SELECT g.id FROM (
-			SELECT m.id, m.layer, m.embedding <=> $2 AS d FROM zb.memory m
-			WHERE m.tenant_id = $1 AND m.status = 'active' AND m.embedding IS NOT NULL
-			ORDER BY m.embedding <=> $2 LIMIT $3 * 10) g
-			WHERE g.layer = $4::zb.memory_layer ORDER BY g.d, g.id LIMIT $3`
+	l.sql = oneScanSQL("m.embedding <=> $2")
 	return l, l.climb(ctx, c, bdb, "per-layer accuracy of one scan", qs, n, tenants)
+}
+
+// oneScanSQL is recall's one-scan shape ordered by the distance expression d (of m.embedding
+// and the question vector $2): the tenant's 10·K nearest, the question layer's top K among them.
+func oneScanSQL(d string) string {
+	return `SELECT g.id FROM (
+			SELECT m.id, m.layer, ` + d + ` AS d FROM zb.memory m
+			WHERE m.tenant_id = $1 AND m.status = 'active' AND m.embedding IS NOT NULL
+			ORDER BY ` + d + ` LIMIT $3 * 10) g
+			WHERE g.layer = $4::zb.memory_layer ORDER BY g.d, g.id LIMIT $3`
 }
 
 // climb measures the ladder's statement (sql, with recall's vector settings) over qs at the
@@ -353,12 +359,7 @@ func halfvecLadder(ctx context.Context, c *Config, bdb *benchDB, qs []layerQuest
 		return nil, err
 	}
 	l.IndexMiB = float64(size) / (1 << 20)
-	d := "m.embedding::" + half + " <=> $2::" + half
-	l.sql = `SELECT g.id FROM (
-			SELECT m.id, m.layer, ` + d + ` AS d FROM zb.memory m
-			WHERE m.tenant_id = $1 AND m.status = 'active' AND m.embedding IS NOT NULL
-			ORDER BY ` + d + ` LIMIT $3 * 10) g
-			WHERE g.layer = $4::zb.memory_layer ORDER BY g.d, g.id LIMIT $3`
+	l.sql = oneScanSQL("m.embedding::" + half + " <=> $2::" + half)
 	if err := l.planScans(ctx, bdb, qs[0], "halfvec ladder", halfvecIndex); err != nil {
 		return nil, err
 	}

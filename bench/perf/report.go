@@ -230,7 +230,7 @@ func (l *LayerLadder) stepsText() string {
 func partialLadderMarkdown(w io.Writer, figs []RecallFigure) {
 	altLadderMarkdown(w, figs, func(f RecallFigure) *LayerLadder { return f.PartialLadder },
 		fmt.Sprintf("Per-layer accuracy of partial per-layer HNSW graphs by ef_search (a scan of each layer's graph, its top %d)", K),
-		"partial graphs", func(RecallFigure, *LayerLadder) string { return "" },
+		"partial graphs", "", nil,
 		fmt.Sprintf("The same questions, with one partial HNSW index per layer (`WHERE layer = … AND status = 'active'`, built for the "+
 			"filtered figures and dropped after them): the %d layers' top %d by a scan of each graph in one statement, as recall "+
 			"would run them, the question layer's rows against its exact top %d.", len(searchLayers), K, K))
@@ -241,8 +241,8 @@ func partialLadderMarkdown(w io.Writer, figs []RecallFigure) {
 func halfvecLadderMarkdown(w io.Writer, figs []RecallFigure) {
 	altLadderMarkdown(w, figs, func(f RecallFigure) *LayerLadder { return f.HalfvecLadder },
 		fmt.Sprintf("Per-layer accuracy of recall's one scan on a half-precision graph by ef_search (the %d nearest, each layer's top %d)", 10*K, K),
-		"halfvec graph", func(f RecallFigure, l *LayerLadder) string {
-			return fmt.Sprintf(" | %.0f / %.0f MiB", l.IndexMiB, f.IndexMiB)
+		"halfvec graph", "graph / vector graph", func(f RecallFigure, l *LayerLadder) string {
+			return fmt.Sprintf("%.0f / %.0f MiB", l.IndexMiB, f.IndexMiB)
 		},
 		fmt.Sprintf("The same questions and statement as the one scan's ladder, on an HNSW graph of half-precision copies of the "+
 			"vectors (`(embedding::halfvec(N)) halfvec_cosine_ops`, the recall graph's m and ef_construction; built after the "+
@@ -251,10 +251,10 @@ func halfvecLadderMarkdown(w io.Writer, figs []RecallFigure) {
 }
 
 // altLadderMarkdown reports another graph's per-layer ladder (of) against the one scan's, for
-// the figures that measured it: title, the statement's label, an extra column (extra: " | …",
-// empty for none) and the note under the table.
+// the figures that measured it: title, the statement's label, an extra column (its header and
+// cells; nil for none) and the note under the table.
 func altLadderMarkdown(w io.Writer, figs []RecallFigure, of func(RecallFigure) *LayerLadder, title, label string,
-	extra func(RecallFigure, *LayerLadder) string, note string,
+	extraHead string, extra func(RecallFigure, *LayerLadder) string, note string,
 ) {
 	header := false
 	for _, f := range figs {
@@ -262,17 +262,20 @@ func altLadderMarkdown(w io.Writer, figs []RecallFigure, of func(RecallFigure) *
 		if p == nil {
 			continue
 		}
-		x := extra(f, p)
 		if !header {
 			fmt.Fprintf(w, "### %s\n\n", title)
 			fmt.Fprintf(w, "| N | tenants | ef_search at the bar | ladder (ef: recall@%d, p50 ms) | p50 at the bars, alternated (ms): %s / one scan | plan |", K, label)
 			sep := "|---:|---:|---:|---|---:|---|"
-			if x != "" {
-				fmt.Fprint(w, " graph / vector graph |")
+			if extra != nil {
+				fmt.Fprintf(w, " %s |", extraHead)
 				sep += "---:|"
 			}
 			fmt.Fprintf(w, "\n%s\n", sep)
 			header = true
+		}
+		x := ""
+		if extra != nil {
+			x = " | " + extra(f, p)
 		}
 		cmp := "—"
 		if x := p.Interleaved; x != nil && f.LayerLadder != nil {
