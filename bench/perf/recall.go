@@ -75,6 +75,9 @@ type RecallFigure struct {
 	// Accurate is the bare query at the accuracy bar recall's vector half is held to, and
 	// recall's ratios against it (nil in runs before 5 December, late morning).
 	Accurate *AccurateBare `json:"accurate_bare,omitempty"`
+	// Floor is the least vector work of recall's candidate generation as one plain statement,
+	// timed with the others (nil in runs before 5 December, night).
+	Floor *Floor `json:"floor,omitempty"`
 }
 
 // RecallParts are the p50s of the parts of the timed recalls (RecallResult.Timing), in ms:
@@ -202,6 +205,11 @@ func benchRecallSize(ctx context.Context, c *Config, n, tenants int, doLoad bool
 	if accPool != nil {
 		defer accPool.Close()
 	}
+	floor, err := newFloor(ctx, bdb, n/tenants)
+	if err != nil {
+		return fmt.Errorf("the floor statement: %w", err)
+	}
+	defer floor.pool.Close()
 	r := rand.New(rand.NewPCG(c.Seed, uint64(n)+7))
 	// Warm-up: a few of each, untimed.
 	for i := range min(20, c.Queries) {
@@ -219,13 +227,17 @@ func benchRecallSize(ctx context.Context, c *Config, n, tenants int, doLoad bool
 		if _, err := co.Recall(ctx, tenant, q, &coordinator.RecallOpts{K: K, ReadOnly: true}); err != nil {
 			return err
 		}
+		if err := floor.check(ctx, bdb, tenant, v[0]); err != nil {
+			return err
+		}
 	}
-	var bareD, roD, fullD, embD, accD []time.Duration
+	var bareD, roD, fullD, embD, accD, floorD []time.Duration
 	var parts partTimes
 	rows, splits := 0, 0
-	variants := 3 // bare, read-only, full; and the bare query at the accuracy bar when it differs
+	// Bare, read-only, full and the floor; and the bare query at the accuracy bar when it differs.
+	variants := []int{variantBare, variantReadOnly, variantFull, variantFloor}
 	if accPool != nil {
-		variants = 4
+		variants = append(variants, variantAccurate)
 	}
 	for i := range c.Queries {
 		q := genQuery(r)
@@ -240,7 +252,7 @@ func benchRecallSize(ctx context.Context, c *Config, n, tenants int, doLoad bool
 		for j := range variants {
 			var err error
 			t := time.Now()
-			switch v := variantAt(i, j, variants); v {
+			switch v := variants[variantAt(i, j, len(variants))]; v {
 			case variantBare:
 				var got int
 				got, err = bareTopK(ctx, bare, tenant, vs[0])
@@ -249,6 +261,9 @@ func benchRecallSize(ctx context.Context, c *Config, n, tenants int, doLoad bool
 			case variantAccurate:
 				_, err = bareTopK(ctx, accPool, tenant, vs[0])
 				accD = append(accD, time.Since(t))
+			case variantFloor:
+				_, err = floor.run(ctx, tenant, vs[0])
+				floorD = append(floorD, time.Since(t))
 			default: // variantReadOnly, variantFull
 				readOnly := v == variantReadOnly
 				var rr *coordinator.RecallResult
@@ -280,6 +295,7 @@ func benchRecallSize(ctx context.Context, c *Config, n, tenants int, doLoad bool
 	f.ReadOnlyMet = f.ReadOnlyP50Ratio <= RecallP50Target && f.ReadOnlyP99Ratio <= RecallP99Target
 	acc.finish(accD, f)
 	f.Accurate = acc
+	floor.finish(floorD, f)
 	res.Recall = append(res.Recall, *f)
 	c.progress(res)
 	c.Logger.Info("recall", "n", n, "tenants", tenants, "bare_p50", f.Bare.P50, "full_p50", f.Full.P50, "p50_ratio", f.P50Ratio,
@@ -326,12 +342,13 @@ func buildIndex(ctx context.Context, pool *pgxpool.Pool, def string, n int) erro
 	return err
 }
 
-// The timed variants of a recall figure: the bare query, read-only recall, full recall and the
-// bare query at the accuracy bar (when it differs from the bare query).
+// The timed variants of a recall figure: the bare query, read-only recall, full recall, the
+// floor (Floor) and the bare query at the accuracy bar (when it differs from the bare query).
 const (
 	variantBare = iota
 	variantReadOnly
 	variantFull
+	variantFloor
 	variantAccurate
 )
 

@@ -103,6 +103,26 @@ func TestRunTiny(t *testing.T) {
 		require.InDelta(t, f.Full.P99/a.Latency.P99, a.P99Ratio, 1e-9)
 	}
 	require.Contains(t, stdout.String(), "Recall against the bare query at the accuracy bar")
+	// Recall's least vector work, timed with the others: an exact pass in tenants of 400, one
+	// HNSW scan at recall's ef_search in the tenant of 1 200; its candidates checked against
+	// recall's vector half on each warm-up question, every layer's top K (three layers of
+	// 80–200 rows each; among the 1 200 rows' 100 nearest, possibly fewer of the smallest).
+	for i, kind := range []string{perf.FloorExact, perf.FloorScan} {
+		f := res.Recall[i]
+		fl := f.Floor
+		require.NotNil(t, fl)
+		require.Equal(t, kind, fl.Kind)
+		require.Equal(t, 8, fl.Checked, "every warm-up question")
+		require.Equal(t, 8, fl.Latency.N)
+		require.InDelta(t, fl.Latency.P50/f.Bare.P50, fl.P50Ratio, 1e-9)
+		require.InDelta(t, f.ReadOnly.P50/fl.Latency.P50, fl.RecallP50Ratio, 1e-9)
+		require.LessOrEqual(t, fl.Rows, float64(3*perf.K))
+		require.Greater(t, fl.Rows, float64(2*perf.K))
+	}
+	require.InDelta(t, float64(3*perf.K), res.Recall[0].Floor.Rows, 1e-9, "an exact pass gives each layer its top K")
+	require.Zero(t, res.Recall[0].Floor.EfSearch)
+	require.Equal(t, 100, res.Recall[1].Floor.EfSearch, "zb.recall_ef_search(1200)")
+	require.Contains(t, stdout.String(), "Recall's least vector work as one plain statement")
 	require.Contains(t, stdout.String(), "HNSW index (`zb.memory_embedding_hnsw_idx`): 1200 in 3: m = 16, ef_construction = 64")
 	// The per-layer ladder of recall's one-scan shape: only where recall's vector half walks
 	// the graph (above 1 000 active memories), from the bare query's ef_search up.
