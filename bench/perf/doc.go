@@ -7,7 +7,9 @@
 //     (tenant filter, hnsw.iterative_scan = relaxed_order, ef_search 100: the settings of
 //     zb.recall_candidates) on the same table, interleaved query by query. Two layouts per N:
 //     100 tenants of N/100 memories, and one tenant of N. Targets: p50 ≤ [RecallP50Target]
-//     (1.5×), p99 ≤ [RecallP99Target] (3×).
+//     (1.5×), p99 ≤ [RecallP99Target] (3×). Timed with them, recall's least vector work as one
+//     plain statement ([Floor]: each layer's top 10 by an exact sort of a small tenant, or by
+//     one HNSW scan at recall's ef_search above 1 000 memories), a lower bound of recall's time.
 //   - Filtered search: top 10 by cosine within one tenant and one layer, ANN against exact
 //     (a sequential distance sort), under several settings (iterative scan off, relaxed,
 //     strict; optional partial HNSW indexes per layer) and through recall's own vector scan,

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"runtime"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -243,6 +244,9 @@ type Machine struct {
 	ServerVersion string            `json:"server_version"`
 	Pgvector      string            `json:"pgvector"`
 	Settings      map[string]string `json:"settings"`
+	// ServerMalloc is the server's allocator settings (MALLOC_* variables of its environment,
+	// "glibc's defaults" without any, "unknown" where they could not be read).
+	ServerMalloc string `json:"server_malloc,omitempty"`
 }
 
 func (c *Config) progress(res *Results) {
@@ -339,6 +343,26 @@ func describeServer(ctx context.Context, admin string, m *Machine) error {
 		if err := conn.QueryRow(ctx, "SELECT current_setting($1)", s).Scan(&v); err == nil {
 			m.Settings[s] = v
 		}
+	}
+	// huge_pages "try" falls back to 4 KiB pages when the kernel has none reserved, and a
+	// backend then faults in each page of shared memory it touches the first time.
+	var huge string
+	if err := conn.QueryRow(ctx, "SELECT current_setting('huge_pages')").Scan(&huge); err == nil {
+		m.Settings["huge_pages"] = huge
+	}
+	// The allocator settings the server runs with (pgcluster.MallocSettings), read from the
+	// postmaster's environment where the role may read server files (a backend's own has been
+	// overwritten by its process title); "unknown" otherwise.
+	m.ServerMalloc = "unknown"
+	var env []byte
+	if err := conn.QueryRow(ctx, `SELECT pg_read_binary_file('/proc/' || split_part(pg_read_file('postmaster.pid'), E'\n', 1) || '/environ')`).Scan(&env); err == nil {
+		var malloc []string
+		for _, kv := range strings.Split(string(env), "\x00") {
+			if strings.HasPrefix(kv, "MALLOC_") {
+				malloc = append(malloc, kv)
+			}
+		}
+		m.ServerMalloc = cmp.Or(strings.Join(malloc, " "), "glibc's defaults")
 	}
 	return nil
 }

@@ -37,6 +37,10 @@ func (r *Results) Markdown(w io.Writer) {
 		"Ratios are measured in the same run; absolute times are for context only.\n\n",
 		r.Started.Format("2006-01-02 15:04 MST"), r.Duration, r.Machine.GoOS, r.Machine.GoArch, r.Machine.CPUs,
 		strings.TrimSpace(r.Machine.LoadAvg), r.Machine.ServerVersion, r.Machine.Pgvector)
+	if r.Machine.ServerMalloc != "" {
+		fmt.Fprintf(w, "Server: shared_buffers %s, huge_pages %s; allocator: %s.\n\n", cmp.Or(r.Machine.Settings["shared_buffers"], "?"),
+			cmp.Or(r.Machine.Settings["huge_pages"], "?"), r.Machine.ServerMalloc)
+	}
 	if len(r.Recall) > 0 {
 		fmt.Fprintf(w, "## Recall latency vs a bare HNSW top-%d query (same table, interleaved)\n\n", K)
 		fmt.Fprintf(w, "| N | tenants | full p50 ratio | full p99 ratio | met | read-only p50 ratio | read-only p99 ratio | met | bare p50 / p99 (ms) | read-only p50 / p99 | full p50 / p99 | embed p50 | bare rows | split | load (s) | HNSW build (s) |\n")

@@ -54,6 +54,14 @@ func TestRunTiny(t *testing.T) {
 	var res perf.Results
 	require.NoError(t, json.Unmarshal(b, &res))
 
+	// The test harness's server is started by internal/pgcluster, with its allocator settings;
+	// another server (ZB_TEST_DATABASE_URL) reports what it has.
+	if os.Getenv("ZB_TEST_DATABASE_URL") == "" {
+		require.Contains(t, res.Machine.ServerMalloc, "MALLOC_MMAP_THRESHOLD_=33554432")
+		require.Contains(t, res.Machine.ServerMalloc, "MALLOC_TRIM_THRESHOLD_=67108864")
+		require.Contains(t, stdout.String(), "allocator: MALLOC_")
+	}
+	require.NotEmpty(t, res.Machine.Settings["huge_pages"])
 	require.Len(t, res.Recall, 2, "the multi-tenant and the single-tenant layout")
 	require.Equal(t, 3, res.Recall[0].Tenants)
 	require.Equal(t, 1, res.Recall[1].Tenants)
