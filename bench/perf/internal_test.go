@@ -1,6 +1,8 @@
 package perf
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -195,4 +197,26 @@ func TestVariantRotation(t *testing.T) {
 		}
 	}
 	require.Equal(t, 4, variantAccurate, "the bare query at the bar is the last variant, timed only when it differs")
+}
+
+func TestHugePagesInUse(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o600))
+		return p
+	}
+	used := write("used", "MemTotal:       24000000 kB\nHugePages_Total:     600\nHugePages_Free:       63\nHugePages_Rsvd:        1\nHugePages_Surp:        0\nHugepagesize:       2048 kB\n")
+	require.Equal(t, "538 of 600 2048 kB pages in use", hugePagesInUse(used))
+	none := write("none", "HugePages_Total:       0\nHugePages_Free:        0\nHugePages_Rsvd:        0\nHugepagesize:       2048 kB\n")
+	require.Equal(t, "none reserved", hugePagesInUse(none))
+	require.Empty(t, hugePagesInUse(filepath.Join(dir, "missing")))
+
+	var b strings.Builder
+	(&Results{Machine: Machine{
+		Settings:  map[string]string{"shared_buffers": "1GB", "huge_pages": "try"},
+		HugePages: "538 of 600 2048 kB pages in use", ServerMalloc: "MALLOC_MMAP_THRESHOLD_=33554432",
+	}}).Markdown(&b)
+	require.Contains(t, b.String(), "Server: shared_buffers 1GB, huge_pages try (this machine: 538 of 600 2048 kB pages in use); allocator: MALLOC_MMAP_THRESHOLD_=33554432.")
 }

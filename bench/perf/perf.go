@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -247,6 +248,37 @@ type Machine struct {
 	// ServerMalloc is the server's allocator settings (MALLOC_* variables of its environment,
 	// "glibc's defaults" without any, "unknown" where they could not be read).
 	ServerMalloc string `json:"server_malloc,omitempty"`
+	// HugePages is this machine's huge pages in use and reserved when the server was described
+	// (/proc/meminfo; the server's, when it runs here), "none reserved" without any.
+	HugePages string `json:"huge_pages,omitempty"`
+}
+
+// hugePagesInUse describes the huge pages of meminfo (a /proc/meminfo file): "U of T 2048 kB
+// pages in use" (U = total − free + reserved), "none reserved", or "" when unreadable.
+func hugePagesInUse(meminfo string) string {
+	b, err := os.ReadFile(meminfo)
+	if err != nil {
+		return ""
+	}
+	v := map[string]int{}
+	size := ""
+	for _, line := range strings.Split(string(b), "\n") {
+		k, rest, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		rest = strings.TrimSpace(rest)
+		switch k {
+		case "HugePages_Total", "HugePages_Free", "HugePages_Rsvd":
+			v[k], _ = strconv.Atoi(rest)
+		case "Hugepagesize":
+			size = rest
+		}
+	}
+	if v["HugePages_Total"] == 0 {
+		return "none reserved"
+	}
+	return fmt.Sprintf("%d of %d %s pages in use", v["HugePages_Total"]-v["HugePages_Free"]+v["HugePages_Rsvd"], v["HugePages_Total"], size)
 }
 
 func (c *Config) progress(res *Results) {
@@ -350,6 +382,7 @@ func describeServer(ctx context.Context, admin string, m *Machine) error {
 	if err := conn.QueryRow(ctx, "SELECT current_setting('huge_pages')").Scan(&huge); err == nil {
 		m.Settings["huge_pages"] = huge
 	}
+	m.HugePages = hugePagesInUse("/proc/meminfo")
 	// The allocator settings the server runs with (pgcluster.MallocSettings), read from the
 	// postmaster's environment where the role may read server files (a backend's own has been
 	// overwritten by its process title); "unknown" otherwise.

@@ -38,8 +38,9 @@ func (r *Results) Markdown(w io.Writer) {
 		r.Started.Format("2006-01-02 15:04 MST"), r.Duration, r.Machine.GoOS, r.Machine.GoArch, r.Machine.CPUs,
 		strings.TrimSpace(r.Machine.LoadAvg), r.Machine.ServerVersion, r.Machine.Pgvector)
 	if r.Machine.ServerMalloc != "" {
-		fmt.Fprintf(w, "Server: shared_buffers %s, huge_pages %s; allocator: %s.\n\n", cmp.Or(r.Machine.Settings["shared_buffers"], "?"),
-			cmp.Or(r.Machine.Settings["huge_pages"], "?"), r.Machine.ServerMalloc)
+		fmt.Fprintf(w, "Server: shared_buffers %s, huge_pages %s (this machine: %s); allocator: %s.\n\n",
+			cmp.Or(r.Machine.Settings["shared_buffers"], "?"), cmp.Or(r.Machine.Settings["huge_pages"], "?"),
+			cmp.Or(r.Machine.HugePages, "unknown"), r.Machine.ServerMalloc)
 	}
 	if len(r.Recall) > 0 {
 		fmt.Fprintf(w, "## Recall latency vs a bare HNSW top-%d query (same table, interleaved)\n\n", K)

@@ -62,6 +62,7 @@ func TestRunTiny(t *testing.T) {
 		require.Contains(t, stdout.String(), "allocator: MALLOC_")
 	}
 	require.NotEmpty(t, res.Machine.Settings["huge_pages"])
+	require.NotEmpty(t, res.Machine.HugePages, "this machine's huge pages, from /proc/meminfo")
 	require.Len(t, res.Recall, 2, "the multi-tenant and the single-tenant layout")
 	require.Equal(t, 3, res.Recall[0].Tenants)
 	require.Equal(t, 1, res.Recall[1].Tenants)
