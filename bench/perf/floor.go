@@ -15,10 +15,11 @@ import (
 // Floor is the least vector work of recall's candidate generation (DESIGN.md §5 step 2: per
 // layer the top K by cosine, beside the top K by BM25) as one plain SQL statement, timed
 // interleaved with the bare query and recall on the same questions. Recall cannot do less
-// than its vector candidates, so the statement is a lower bound of its server time, not a
-// way to recall: where it is near or above the target ratio, no recall that keeps each
-// layer's top K at the accuracy bar on this table and graph meets the target, whatever the
-// rest costs; where it is well below, the gap is the rest.
+// than its vector candidates, so the statement is a lower bound of its time at its
+// ef_search, not a way to recall: where it is near or above the target ratio, recall at that
+// ef_search cannot meet the target, whatever the rest costs (the per-layer ladder, LayerLadder,
+// shows whether a smaller ef_search would keep the accuracy bar); where it is well below, the
+// gap is the rest.
 //
 // Which statement depends on the tenants' size, as recall's vector half does (exact up to
 // FloorExactMax active memories, one HNSW scan above):

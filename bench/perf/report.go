@@ -178,8 +178,8 @@ func floorMarkdown(w io.Writer, figs []RecallFigure) {
 			"tenant's %d nearest from one HNSW scan at recall's ef_search, each layer's top %d among them. Left out: the lexical "+
 			"half, the corpus statistics, the session neighbours and edges, the rows' columns, the fusion and the client's work. "+
 			"Its candidates were checked to be among recall's vector half's on the warm-up questions. Where it is near or above "+
-			"the target ratio (%.1f×), no recall that keeps each layer's top %d at the accuracy bar meets the target on this "+
-			"table and graph.\n\n", FloorExactMax, 10*K, K, RecallP50Target, K)
+			"the target ratio (%.1f×), recall at its ef_search cannot meet the target; the per-layer ladder below shows the "+
+			"ef_search the accuracy bar needs on this graph.\n\n", FloorExactMax, 10*K, K, RecallP50Target)
 	}
 }
 
