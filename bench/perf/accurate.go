@@ -107,8 +107,7 @@ func calibrateBare(ctx context.Context, c *Config, bdb *benchDB, emb embed.Embed
 		qs[i] = q
 	}
 	a := &AccurateBare{Queries: len(qs)}
-	if a.Ladder, err = climbLadder(ctx, c, bdb, "bare query accuracy", nil,
-		`SELECT id FROM zb.memory WHERE tenant_id = $1 ORDER BY embedding <=> $2 LIMIT $3`, qs,
+	if a.Ladder, err = climbLadder(ctx, c, bdb, "bare query accuracy", nil, bareSQL, qs,
 		func(q layerQuestion) []any { return []any{q.tenant, q.v, K} }, n, tenants); err != nil {
 		return nil, nil, err
 	}

@@ -4,12 +4,15 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/pgvector/pgvector-go"
+
+	"github.com/zenbrain/zb/embed"
 )
 
 // Floor is the least vector work of recall's candidate generation (DESIGN.md §5 step 2: per
@@ -49,6 +52,12 @@ type Floor struct {
 	P50Ratio       float64 `json:"p50_ratio"`
 	P99Ratio       float64 `json:"p99_ratio"`
 	RecallP50Ratio float64 `json:"recall_p50_ratio"`
+	// AtBar (FloorScan, where the one scan's per-layer ladder reached the accuracy bar) is the
+	// statement at the ladder's ef_search, BarEf, against the bare query, alternated question
+	// by question over InterleaveRounds passes of fresh questions: the least vector work of a
+	// recall whose ef_search fitted this graph exactly.
+	BarEf int          `json:"bar_ef_search,omitempty"`
+	AtBar *Interleaved `json:"at_bar,omitempty"`
 }
 
 // The kinds of Floor.
@@ -137,6 +146,62 @@ func (fr *floorRunner) check(ctx context.Context, bdb *benchDB, tenant string, v
 	}
 	fr.f.Checked++
 	fr.rows = 0
+	return nil
+}
+
+// atBar measures Floor.AtBar: the scan statement at ef_search bar against the bare query (on
+// pool bare), alternated over InterleaveRounds passes of Config.FilteredQueries fresh questions
+// after one untimed pass.
+func (fr *floorRunner) atBar(ctx context.Context, c *Config, bdb *benchDB, bare *pgxpool.Pool, emb embed.Embedder, bar, n, tenants int) error {
+	settings := maps.Clone(bareSettings)
+	maps.Copy(settings, layerSettings)
+	settings["hnsw.ef_search"] = strconv.Itoa(bar)
+	pool, err := newPoolWith(ctx, bdb.url, "zbperfbench-floor-bar", 1, settings)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	type question struct {
+		tenant string
+		v      pgvector.Vector
+	}
+	r := rand.New(rand.NewPCG(c.Seed, uint64(n)+29))
+	qs := make([]question, c.FilteredQueries)
+	for i := range qs {
+		vs, err := emb.Embed(ctx, []string{genQuery(r)})
+		if err != nil {
+			return err
+		}
+		qs[i] = question{tenantName(r.IntN(tenants)), pgvector.NewVector(vs[0])}
+	}
+	var mine, theirs []time.Duration
+	for round := -1; round < InterleaveRounds; round++ {
+		for i, q := range qs {
+			for j := range 2 {
+				floorNow := (i+round+j)%2 == 0
+				into := &theirs
+				if floorNow {
+					into = &mine
+				}
+				t := time.Now()
+				if floorNow {
+					var ids []int64
+					err = pool.QueryRow(ctx, floorScanSQL, q.tenant, q.v, K).Scan(&ids)
+				} else {
+					_, err = queryIDs(ctx, bare, bareSQL, q.tenant, q.v, K)
+				}
+				if err != nil {
+					return fmt.Errorf("the floor at ef_search %d: %w", bar, err)
+				}
+				if round >= 0 {
+					*into = append(*into, time.Since(t))
+				}
+			}
+		}
+	}
+	a, b := summarize(mine), summarize(theirs)
+	fr.f.BarEf = bar
+	fr.f.AtBar = &Interleaved{N: a.N, P50: a.P50, OtherP50: b.P50, Ratio: ratio(a.P50, b.P50)}
 	return nil
 }
 

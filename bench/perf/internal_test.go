@@ -138,7 +138,11 @@ func TestAccurateFinishAndReport(t *testing.T) {
 	require.InDelta(t, 30, f.Floor.Rows, 1e-9)
 	b.Reset()
 	(&Results{Recall: []RecallFigure{f}}).Markdown(&b)
-	require.Contains(t, b.String(), "| 1000 | 1 | one HNSW scan at ef_search 112 | 3.00 / 5.00 | **1.50×** / 1.25× | 2.00× | 30.0 | 20 |")
+	require.Contains(t, b.String(), "| 1000 | 1 | one HNSW scan at ef_search 112 | 3.00 / 5.00 | **1.50×** / 1.25× | 2.00× | 30.0 | 20 | — |")
+	f.Floor.BarEf, f.Floor.AtBar = 100, &Interleaved{N: 150, P50: 2.5, OtherP50: 2, Ratio: 1.25}
+	b.Reset()
+	(&Results{Recall: []RecallFigure{f}}).Markdown(&b)
+	require.Contains(t, b.String(), "| 30.0 | 20 | ef 100: 2.50 / 2.00 = **1.25×** (150 each) |")
 	f.Floor = nil
 	b.Reset()
 	(&Results{Recall: []RecallFigure{f}}).Markdown(&b)

@@ -308,6 +308,11 @@ func benchRecallSize(ctx context.Context, c *Config, n, tenants int, doLoad bool
 	res.Filtered = append(res.Filtered, ff...)
 	last := &res.Recall[len(res.Recall)-1]
 	last.LayerLadder, last.PartialLadder, last.HalfvecLadder = ladders.one, ladders.partial, ladders.half
+	if l := ladders.one; l != nil && l.Reached && floor.f.Kind == FloorScan {
+		if err := floor.atBar(ctx, c, bdb, bare, emb, l.EfSearch, n, tenants); err != nil {
+			return err
+		}
+	}
 	c.progress(res)
 
 	if doLoad {
@@ -388,9 +393,11 @@ func withHNSWParams(def string, m, efc int) (string, string, error) {
 }
 
 // bareTopK runs the bare HNSW top-K query of one tenant and returns the rows it found.
+// bareSQL is the bare query: $1 tenant, $2 vector, $3 K.
+const bareSQL = `SELECT id FROM zb.memory WHERE tenant_id = $1 ORDER BY embedding <=> $2 LIMIT $3`
+
 func bareTopK(ctx context.Context, pool *pgxpool.Pool, tenant string, v []float32) (int, error) {
-	ids, err := queryIDs(ctx, pool, `SELECT id FROM zb.memory WHERE tenant_id = $1 ORDER BY embedding <=> $2 LIMIT $3`,
-		tenant, pgvector.NewVector(v), K)
+	ids, err := queryIDs(ctx, pool, bareSQL, tenant, pgvector.NewVector(v), K)
 	return len(ids), err
 }
 

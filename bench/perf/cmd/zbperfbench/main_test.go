@@ -131,6 +131,18 @@ func TestRunTiny(t *testing.T) {
 	require.InDelta(t, float64(3*perf.K), res.Recall[0].Floor.Rows, 1e-9, "an exact pass gives each layer its top K")
 	require.Zero(t, res.Recall[0].Floor.EfSearch)
 	require.Equal(t, 100, res.Recall[1].Floor.EfSearch, "zb.recall_ef_search(1200)")
+	// At the ef_search of the one scan's per-layer ladder, where it reached the bar, alternated
+	// with the bare query over three passes of the four fresh questions; never for an exact pass.
+	require.Nil(t, res.Recall[0].Floor.AtBar)
+	if l := res.Recall[1].LayerLadder; l.Reached {
+		at := res.Recall[1].Floor.AtBar
+		require.NotNil(t, at)
+		require.Equal(t, l.EfSearch, res.Recall[1].Floor.BarEf)
+		require.Equal(t, 4*perf.InterleaveRounds, at.N)
+		require.InDelta(t, at.P50/at.OtherP50, at.Ratio, 1e-9)
+	} else {
+		require.Nil(t, res.Recall[1].Floor.AtBar)
+	}
 	require.Contains(t, stdout.String(), "Recall's least vector work as one plain statement")
 	require.Contains(t, stdout.String(), "HNSW index (`zb.memory_embedding_hnsw_idx`): 1200 in 3: m = 16, ef_construction = 64")
 	// The per-layer ladder of recall's one-scan shape: only where recall's vector half walks
