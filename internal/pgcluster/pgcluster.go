@@ -586,9 +586,9 @@ func (c *Cluster) runPath(ctx context.Context, path string, args ...string) (str
 // it in anew for the next (glibc trims the top of its heap, and its dynamic mmap threshold
 // depends on the backend's history): in one 100k tenant a plain top-100 statement at
 // ef_search 300 took 400 minor page faults a call and 22–25 ms, 14.7 ms with these
-// (docs/performance.md, "The server's allocator"). Fixed thresholds keep allocations up to
-// 32 MiB on the heap and up to 64 MiB of it from being trimmed; larger ones (index builds) are
-// still mapped and returned.
+// (docs/performance.md, "The server's allocator, and recall's least vector work"). Fixed
+// thresholds keep allocations up to 32 MiB on the heap and up to 64 MiB of it from being
+// trimmed; larger ones (index builds) are still mapped and returned.
 var MallocSettings = []string{"MALLOC_MMAP_THRESHOLD_=33554432", "MALLOC_TRIM_THRESHOLD_=67108864"}
 
 // ServerEnv is environ with MallocSettings added where environ does not set them.
