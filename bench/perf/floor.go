@@ -6,7 +6,6 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -107,14 +106,20 @@ func newFloor(ctx context.Context, bdb *benchDB, per int) (*floorRunner, error) 
 		if err := bdb.pool.QueryRow(ctx, `SELECT zb.recall_ef_search($1)`, int64(per)).Scan(&fr.f.EfSearch); err != nil {
 			return nil, err
 		}
-		maps.Copy(settings, layerSettings)
-		settings["hnsw.ef_search"] = strconv.Itoa(fr.f.EfSearch)
+		settings = scanSettings(fr.f.EfSearch)
 	}
 	var err error
 	if fr.pool, err = newPoolWith(ctx, bdb.url, "zbperfbench-floor", 2, settings); err != nil {
 		return nil, err
 	}
 	return fr, nil
+}
+
+// scanSettings are the session settings of recall's vector scan at ef_search ef.
+func scanSettings(ef int) map[string]string {
+	s := efSettings(ef)
+	maps.Copy(s, layerSettings)
+	return s
 }
 
 // run runs the statement for one question and counts its candidates.
@@ -153,10 +158,7 @@ func (fr *floorRunner) check(ctx context.Context, bdb *benchDB, tenant string, v
 // pool bare), alternated over InterleaveRounds passes of Config.FilteredQueries fresh questions
 // after one untimed pass.
 func (fr *floorRunner) atBar(ctx context.Context, c *Config, bdb *benchDB, bare *pgxpool.Pool, emb embed.Embedder, bar, n, tenants int) error {
-	settings := maps.Clone(bareSettings)
-	maps.Copy(settings, layerSettings)
-	settings["hnsw.ef_search"] = strconv.Itoa(bar)
-	pool, err := newPoolWith(ctx, bdb.url, "zbperfbench-floor-bar", 1, settings)
+	pool, err := newPoolWith(ctx, bdb.url, "zbperfbench-floor-bar", 1, scanSettings(bar))
 	if err != nil {
 		return err
 	}
@@ -174,34 +176,17 @@ func (fr *floorRunner) atBar(ctx context.Context, c *Config, bdb *benchDB, bare 
 		}
 		qs[i] = question{tenantName(r.IntN(tenants)), pgvector.NewVector(vs[0])}
 	}
-	var mine, theirs []time.Duration
-	for round := -1; round < InterleaveRounds; round++ {
-		for i, q := range qs {
-			for j := range 2 {
-				floorNow := (i+round+j)%2 == 0
-				into := &theirs
-				if floorNow {
-					into = &mine
-				}
-				t := time.Now()
-				if floorNow {
-					var ids []int64
-					err = pool.QueryRow(ctx, floorScanSQL, q.tenant, q.v, K).Scan(&ids)
-				} else {
-					_, err = queryIDs(ctx, bare, bareSQL, q.tenant, q.v, K)
-				}
-				if err != nil {
-					return fmt.Errorf("the floor at ef_search %d: %w", bar, err)
-				}
-				if round >= 0 {
-					*into = append(*into, time.Since(t))
-				}
-			}
-		}
+	at, err := alternate(len(qs), 1, func(i int) error {
+		var ids []int64
+		return pool.QueryRow(ctx, floorScanSQL, qs[i].tenant, qs[i].v, K).Scan(&ids)
+	}, func(i int) error {
+		_, err := queryIDs(ctx, bare, bareSQL, qs[i].tenant, qs[i].v, K)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("the floor at ef_search %d: %w", bar, err)
 	}
-	a, b := summarize(mine), summarize(theirs)
-	fr.f.BarEf = bar
-	fr.f.AtBar = &Interleaved{N: a.N, P50: a.P50, OtherP50: b.P50, Ratio: ratio(a.P50, b.P50)}
+	fr.f.BarEf, fr.f.AtBar = bar, at
 	return nil
 }
 

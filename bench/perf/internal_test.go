@@ -1,6 +1,8 @@
 package perf
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -223,4 +225,28 @@ func TestHugePagesInUse(t *testing.T) {
 		HugePages: "538 of 600 2048 kB pages in use", ServerMalloc: "MALLOC_MMAP_THRESHOLD_=33554432",
 	}}).Markdown(&b)
 	require.Contains(t, b.String(), "Server: shared_buffers 1GB, huge_pages try (this machine: 538 of 600 2048 kB pages in use); allocator: MALLOC_MMAP_THRESHOLD_=33554432.")
+}
+
+// alternate runs both statements once per question and pass, each first in every other
+// question, times only the passes after the warm ones, and stops at the first error.
+func TestAlternate(t *testing.T) {
+	t.Parallel()
+	var order []string
+	rec := func(name string) func(int) error {
+		return func(i int) error {
+			order = append(order, fmt.Sprintf("%s%d", name, i))
+			return nil
+		}
+	}
+	x, err := alternate(2, 1, rec("a"), rec("b"))
+	require.NoError(t, err)
+	require.Equal(t, 2*InterleaveRounds, x.N, "the warm pass is not timed")
+	require.Len(t, order, 4*(InterleaveRounds+1))
+	require.Equal(t, []string{"b0", "a0", "a1", "b1", "a0", "b0", "b1", "a1"}, order[:8])
+	require.InDelta(t, x.P50/x.OtherP50, x.Ratio, 1e-9)
+
+	calls := 0
+	_, err = alternate(3, 0, func(int) error { calls++; return errors.New("down") }, rec("b"))
+	require.ErrorContains(t, err, "down")
+	require.Equal(t, 1, calls)
 }

@@ -370,17 +370,14 @@ func describeServer(ctx context.Context, admin string, m *Machine) error {
 	for _, s := range []string{
 		"shared_buffers", "work_mem", "maintenance_work_mem", "max_connections", "fsync",
 		"synchronous_commit", "shared_preload_libraries", "max_parallel_maintenance_workers",
+		// "try" falls back to 4 KiB pages when the kernel has none reserved, and a backend then
+		// faults in each page of shared memory it touches the first time.
+		"huge_pages",
 	} {
 		var v string
 		if err := conn.QueryRow(ctx, "SELECT current_setting($1)", s).Scan(&v); err == nil {
 			m.Settings[s] = v
 		}
-	}
-	// huge_pages "try" falls back to 4 KiB pages when the kernel has none reserved, and a
-	// backend then faults in each page of shared memory it touches the first time.
-	var huge string
-	if err := conn.QueryRow(ctx, "SELECT current_setting('huge_pages')").Scan(&huge); err == nil {
-		m.Settings["huge_pages"] = huge
 	}
 	m.HugePages = hugePagesInUse("/proc/meminfo")
 	// The allocator settings the server runs with (pgcluster.MallocSettings), read from the
