@@ -18,10 +18,12 @@
 // touches the session, writes the memory (index terms for BM25, emotional tag, stability by
 // layer and fade_at, PriorityMap priority, resolved event span), its triple copies, the audit
 // event "memory.store", and — through the memory table's triggers — its place in the derive
-// queue zb.memory_underived and a notification to the worker (zb_memory_inserted), which
-// enqueues a pending-derive River job per tenant (a fact whose older versions were partly
-// locked gets a River job of its own, jobs.DeriveArgs with RecheckSupersede, InsertTx). The
-// transaction is pipelined: BEGIN goes with the INSERT, the rest with COMMIT.
+// queue zb.memory_underived and a notification to the worker (zb_memory_inserted, with an empty
+// payload: any login may listen on the channel), which reads the tenants with underived memories
+// (UnderivedTenants) and enqueues a pending-derive River job per tenant (a fact whose older
+// versions were partly locked gets a River job of its own, jobs.DeriveArgs with
+// RecheckSupersede, InsertTx). The transaction is pipelined: BEGIN goes with the INSERT, the
+// rest with COMMIT.
 //
 // Routing: an explicit layer wins; a CoreLabel means core; a SessionID means a short-term
 // interaction; then the first route of Config.Routes (DefaultRoutes: procedural and identity

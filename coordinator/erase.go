@@ -118,6 +118,13 @@ type EraseReport struct {
 	// ErasedIDs are the memories erased (scope and derived), RestoredIDs those restored.
 	ErasedIDs   []int64 `json:"erased_ids,omitempty"`
 	RestoredIDs []int64 `json:"restored_ids,omitempty"`
+	// VacuumRequest is the request (zb.vacuum_request) that vacuums and analyzes zenbrain's
+	// tables after the erase, so that the erased content also leaves the dead row versions and
+	// the planner statistics (pg_statistic) that still hold it: the worker's vacuum job, or
+	// 'zbctl vacuum', runs it (Coordinator.VacuumErased; Coordinator.VacuumRequests shows its
+	// state). Erases in a burst share one pending request. 0 when the erase removed nothing,
+	// and for a dry run. It is not a table count: Counts and Total leave it out.
+	VacuumRequest int64 `json:"vacuum_request,omitempty"`
 }
 
 // Total is the number of rows removed or scrubbed over all tables.
@@ -166,6 +173,11 @@ var reasonCodeRE = regexp.MustCompile(`^[a-z0-9_.:-]{1,40}$`)
 // writes nothing. A tenant or context erase the tenant's settings put behind an approval, called
 // without an approved opts.ApprovalID, queues a request and returns an *ApprovalRequiredError.
 // Restored memories are queued for derivation in the same transaction.
+//
+// The erased content still lives, after the commit, in dead row versions and in the planner
+// statistics (pg_statistic) until the tables are vacuumed and analyzed: an erase that removed
+// something queues a vacuum request for that (EraseReport.VacuumRequest), which VacuumErased
+// completes.
 func (c *Coordinator) Erase(ctx context.Context, tenant string, scope EraseScope, opts *EraseOpts) (*EraseReport, error) {
 	if opts == nil {
 		opts = &EraseOpts{}
@@ -262,8 +274,8 @@ func (c *Coordinator) erase(ctx context.Context, tenant string, scope EraseScope
 	return rep, nil
 }
 
-// eraseReport decodes zb.erase's JSON: numbers are counts per table, except the memory totals;
-// erased_ids and restored_ids are arrays.
+// eraseReport decodes zb.erase's JSON: numbers are counts per table, except the memory totals
+// and the vacuum request's id; erased_ids and restored_ids are arrays.
 func eraseReport(raw []byte) (*EraseReport, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
@@ -283,6 +295,9 @@ func eraseReport(raw []byte) (*EraseReport, error) {
 			continue
 		case "restored_ids":
 			_ = json.Unmarshal(v, &rep.RestoredIDs)
+			continue
+		case "vacuum_request":
+			_ = json.Unmarshal(v, &rep.VacuumRequest)
 			continue
 		}
 		var n int64
@@ -318,6 +333,9 @@ type RetentionReport struct {
 	Counts map[string]int64 `json:"counts"`
 	// More reports that the limit was reached: more memories may be due.
 	More bool `json:"more"`
+	// VacuumRequest is the vacuum request the sweep's erase queued (EraseReport.VacuumRequest);
+	// 0 when it erased nothing.
+	VacuumRequest int64 `json:"vacuum_request,omitempty"`
 }
 
 // RetentionLimitDefault is the limit of ApplyRetention when the caller passes 0.
@@ -361,7 +379,7 @@ func (c *Coordinator) retainTx(ctx context.Context, q *db.Queries, tenant string
 		More bool `json:"more"`
 	}
 	_ = json.Unmarshal(raw, &more)
-	return &RetentionReport{Erased: er.Memories, Counts: er.Counts, More: more.More}, nil
+	return &RetentionReport{Erased: er.Memories, Counts: er.Counts, More: more.More, VacuumRequest: er.VacuumRequest}, nil
 }
 
 // retainInTx applies tenant's retention windows inside a lifecycle transaction (the decay job):

@@ -29,6 +29,7 @@ const JobListMax = 10000
 var jobKinds = map[string]string{
 	"derive": jobs.KindDerive, "consolidate": jobs.KindConsolidate, "decay": jobs.KindDecay, "review": jobs.KindReview,
 	"sleep": jobs.KindSleep, "propagate": jobs.KindPropagate, "schedule": jobs.KindSchedule, "reembed": jobs.KindReembed,
+	"vacuum": jobs.KindVacuum,
 }
 
 // JobKinds returns the short job kind names Jobs accepts (derive, decay, ...), sorted.

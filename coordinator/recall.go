@@ -186,6 +186,9 @@ func (c *Coordinator) Recall(ctx context.Context, tenant, query string, opts *Re
 	if err := checkText(query, c.cfg.MaxContentBytes); err != nil {
 		return nil, err
 	}
+	if err := checkQueryTerms(query); err != nil {
+		return nil, err
+	}
 	k := opts.K
 	if k == 0 {
 		k = retrieval.KDefault
@@ -586,4 +589,24 @@ func (c *Coordinator) coActivate(ctx context.Context, pt *pipeTx, q *db.Queries,
 		}
 		return nil
 	})
+}
+
+// MaxQueryTerms bounds the distinct index terms of a recall query (zb.recall has the same bound):
+// each term is a read of the postings, and a question has a few dozen.
+const MaxQueryTerms = 1024
+
+// checkQueryTerms refuses a query with more than MaxQueryTerms distinct terms (ErrInvalidInput).
+func checkQueryTerms(query string) error {
+	terms := textproc.Terms(query, textproc.DetectLang(query))
+	if len(terms) <= MaxQueryTerms {
+		return nil
+	}
+	distinct := make(map[string]struct{}, MaxQueryTerms+1)
+	for _, t := range terms {
+		distinct[t] = struct{}{}
+		if len(distinct) > MaxQueryTerms {
+			return fmt.Errorf("%w: the query has more than %d distinct terms", ErrInvalidInput, MaxQueryTerms)
+		}
+	}
+	return nil
 }

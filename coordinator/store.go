@@ -538,9 +538,9 @@ func (c *Coordinator) storeNew(ctx context.Context, pt *pipeTx, q *db.Queries, p
 	}
 	if !recheck {
 		// The INSERT's triggers queued the memory for derivation (zb.memory_underived) and
-		// notify the worker at COMMIT (zb_memory_inserted), which enqueues one pending-derive job
-		// per tenant for a burst of stores; the worker's sweep finds what no notification
-		// reached. A job of its own is only needed to re-check the supersession.
+		// notify the worker at COMMIT (zb_memory_inserted, an empty payload), which reads the
+		// tenants with underived memories and enqueues one pending-derive job per tenant for a
+		// burst of stores; the worker's sweep finds what no notification reached. A job of its own is only needed to re-check the supersession.
 		return nil
 	}
 	// River's insert notification, when it sends one, waits for COMMIT.

@@ -15,9 +15,10 @@ import (
 	"github.com/zenbrain/zb/db"
 )
 
-// Tenancy. Row-level security (migration 0011) keys every tenant table on the
-// transaction-local setting zb.tenant_id: a transaction that does not set it sees nothing as
-// zb_app, and every tenant as zb_worker or zb_admin. Every transaction of the coordinator that
+// Tenancy. Row-level security keys every tenant table on zb.current_tenant(): the tenant
+// zb.bind_tenant bound the transaction to (transaction-local; a session-level zb.tenant_id is an
+// error). A transaction that binds none sees nothing as zb_app, and every tenant as zb_worker or
+// zb_admin. Every transaction of the coordinator that
 // acts for one tenant goes through beginTenant, whose BEGIN binds it (a one-statement read may
 // go through pipelinedRead instead); cross-tenant sweeps (Tenants, UnderivedTenants,
 // IdleSessions) run unbound and so need an operator role.
@@ -54,8 +55,8 @@ type txBeginner interface {
 	BeginTx(ctx context.Context, opts pgx.TxOptions) (pgx.Tx, error)
 }
 
-// beginTenant runs fn in one transaction of the coordinator's pool bound to tenant (the
-// transaction-local setting zb.tenant_id, which row-level security keys on). Errors the
+// beginTenant runs fn in one transaction of the coordinator's pool bound to tenant
+// (zb.bind_tenant, which row-level security keys on). Errors the
 // governance layer raises are mapped to ErrConsentRequired, ErrApprovalRequired and
 // ErrForbidden (the database error stays in the chain).
 func (c *Coordinator) beginTenant(ctx context.Context, tenant string, fn func(tx pgx.Tx) error) error {
@@ -101,7 +102,7 @@ func (c *Coordinator) beginTenantPrelude(ctx context.Context, tenant string, pre
 }
 
 // boundBegin returns transaction options whose BEGIN also binds the transaction to tenant, in
-// the same round trip: BEGIN [options]; SELECT set_config('zb.tenant_id', tenant, true) as one
+// the same round trip: BEGIN [options]; SELECT zb.bind_tenant(tenant) as one
 // simple-protocol query (pgx runs a statement without arguments that way), followed by the
 // statements of extra (literals only). A separate binding statement cost a round trip per
 // transaction — a quarter of a one-statement read. The tenant travels as a literal
@@ -122,7 +123,7 @@ func boundBegin(opts pgx.TxOptions, tenant string, extra ...string) pgx.TxOption
 		b.WriteString(" " + string(opts.DeferrableMode))
 	}
 	if tenant != "" {
-		b.WriteString("; SELECT set_config('zb.tenant_id', " + quoteLiteral(tenant) + ", true)")
+		b.WriteString("; SELECT zb.bind_tenant(" + quoteLiteral(tenant) + ")")
 	}
 	for _, e := range extra {
 		b.WriteString("; " + e)
@@ -142,9 +143,9 @@ func quoteLiteral(s string) string {
 }
 
 // bindSQL binds the implicit transaction of a pipeline to a tenant: the row-level security
-// policies of migration 0011 key on the transaction-local setting zb.tenant_id (boundBegin sets
-// the same setting in a transaction's BEGIN).
-const bindSQL = "SELECT set_config('zb.tenant_id', $1::text, true)"
+// policies key on zb.current_tenant(), which counts only a binding made by zb.bind_tenant in the
+// same transaction (boundBegin makes the same call in a transaction's BEGIN).
+const bindSQL = "SELECT zb.bind_tenant($1::text)"
 
 // pipelined is a db.DBTX that runs each statement in an implicit transaction of its own bound
 // to a tenant: the binding and the statement go out as one pipelined batch with one Sync, so a

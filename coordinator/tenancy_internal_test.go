@@ -46,12 +46,19 @@ func TestBoundBegin(t *testing.T) {
 	conn, err := pgx.Connect(ctx, zbtest.DB(t, nil))
 	require.NoError(t, err)
 	defer conn.Close(ctx)
+	// The tenant travels as a literal: a quote reaches zb.bind_tenant intact (which refuses it:
+	// tenant ids have no quotes).
 	opts := boundBegin(pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, "t'1")
-	require.Equal(t, "BEGIN ISOLATION LEVEL repeatable read read only; SELECT set_config('zb.tenant_id', 't''1', true)", opts.BeginQuery)
+	require.Equal(t, "BEGIN ISOLATION LEVEL repeatable read read only; SELECT zb.bind_tenant('t''1')", opts.BeginQuery)
+	err = pgx.BeginTxFunc(ctx, conn, opts, func(pgx.Tx) error { return nil })
+	require.ErrorContains(t, err, `invalid tenant id 't''1'`)
+	_, err = conn.Exec(ctx, "ROLLBACK") // BEGIN ran; the binding after it failed
+	require.NoError(t, err)
+	opts = boundBegin(pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, "t:1")
 	require.NoError(t, pgx.BeginTxFunc(ctx, conn, opts, func(tx pgx.Tx) error {
 		var tenant, iso, ro string
 		require.NoError(t, tx.QueryRow(ctx, "SELECT zb.current_tenant(), current_setting('transaction_isolation'), current_setting('transaction_read_only')").Scan(&tenant, &iso, &ro))
-		require.Equal(t, []string{"t'1", "repeatable read", "on"}, []string{tenant, iso, ro})
+		require.Equal(t, []string{"t:1", "repeatable read", "on"}, []string{tenant, iso, ro})
 		return nil
 	}))
 	var after *string
@@ -63,7 +70,7 @@ func TestBoundBegin(t *testing.T) {
 	// tenant's row exists afterwards (also when it already did).
 	pre := txPrelude{lockTimeout: 1500 * time.Millisecond, ensureTenant: true}
 	opts = boundBegin(pgx.TxOptions{}, "prelude-1", pre.statements("prelude-1")...)
-	require.Equal(t, "BEGIN; SELECT set_config('zb.tenant_id', 'prelude-1', true); SELECT set_config('lock_timeout', '1500ms', true); "+
+	require.Equal(t, "BEGIN; SELECT zb.bind_tenant('prelude-1'); SELECT set_config('lock_timeout', '1500ms', true); "+
 		"INSERT INTO zb.tenant (id, name) VALUES ('prelude-1', '') ON CONFLICT (id) DO NOTHING", opts.BeginQuery)
 	for range 2 {
 		require.NoError(t, pgx.BeginTxFunc(ctx, conn, opts, func(tx pgx.Tx) error {

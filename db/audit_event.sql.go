@@ -39,7 +39,7 @@ func (q *Queries) AuditEventInsert(ctx context.Context, arg AuditEventInsertPara
 }
 
 const auditEventListByTenant = `-- name: AuditEventListByTenant :many
-SELECT tenant_id, id, at, actor, action, memory_id, detail FROM zb.audit_event WHERE tenant_id = $1::text ORDER BY at DESC, id DESC LIMIT $2::int
+SELECT tenant_id, id, at, actor, action, memory_id, detail, recorded_at, login FROM zb.audit_event WHERE tenant_id = $1::text ORDER BY at DESC, id DESC LIMIT $2::int
 `
 
 type AuditEventListByTenantParams struct {
@@ -65,6 +65,8 @@ func (q *Queries) AuditEventListByTenant(ctx context.Context, arg AuditEventList
 			&i.Action,
 			&i.MemoryID,
 			&i.Detail,
+			&i.RecordedAt,
+			&i.Login,
 		); err != nil {
 			return nil, err
 		}

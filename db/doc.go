@@ -25,6 +25,7 @@
 //	session.sql.go           queries of sql/queries/session.sql (zb.session)
 //	tenant.sql.go            queries of sql/queries/tenant.sql (zb.tenant)
 //	tx_settings.sql.go       queries of sql/queries/tx_settings.sql (transaction-local settings)
+//	vacuum.sql.go            queries of sql/queries/vacuum.sql (zb.vacuum_request, the tables to vacuum, the vacuum lock)
 //	worker_heartbeat.sql.go  queries of sql/queries/worker_heartbeat.sql (zb.worker_heartbeat)
 //	working_slot.sql.go      queries of sql/queries/working_slot.sql (zb.memory, zb.working_slot)
 //	copyfrom.go              the COPY implementation of the :copyfrom queries

@@ -319,14 +319,25 @@ type ZbApprovalRequest struct {
 	Reason      *string         `json:"reason"`
 }
 
+// Actions of zb.audit_event and who may write each: any role, operators (zb_admin) only, or the erase functions only.
+type ZbAuditAction struct {
+	Action    string `json:"action"`
+	Performer string `json:"performer"`
+}
+
 type ZbAuditEvent struct {
-	TenantID string          `json:"tenant_id"`
-	ID       int64           `json:"id"`
+	TenantID string `json:"tenant_id"`
+	ID       int64  `json:"id"`
+	// When the event happened, as the writer states it (a virtual clock in simulations).
 	At       time.Time       `json:"at"`
 	Actor    string          `json:"actor"`
 	Action   string          `json:"action"`
 	MemoryID *int64          `json:"memory_id"`
 	Detail   json.RawMessage `json:"detail"`
+	// When the server wrote the row (the transaction's start); set by the server.
+	RecordedAt *time.Time `json:"recorded_at"`
+	// The session user that wrote the row; set by the server.
+	Login *string `json:"login"`
 }
 
 type ZbConfidenceEvidence struct {
@@ -821,6 +832,15 @@ type ZbTripleCopy struct {
 	InitialStrength float64   `json:"initial_strength"`
 	TauSeconds      float64   `json:"tau_seconds"`
 	CreatedAt       time.Time `json:"created_at"`
+}
+
+// Requests, queued by erases, to VACUUM (ANALYZE) zb's tables so that erased content leaves dead tuples and pg_statistic.
+type ZbVacuumRequest struct {
+	ID          int64      `json:"id"`
+	RequestedAt time.Time  `json:"requested_at"`
+	StartedAt   *time.Time `json:"started_at"`
+	DoneAt      *time.Time `json:"done_at"`
+	Tables      *int32     `json:"tables"`
 }
 
 type ZbWorkerHeartbeat struct {

@@ -77,6 +77,8 @@ type Querier interface {
 	// terms contain at least need of the topic's terms; topics come as parallel arrays (topic index,
 	// term) and (topic index, need).
 	CuriosityTopicFacts(ctx context.Context, arg CuriosityTopicFactsParams) ([]CuriosityTopicFactsRow, error)
+	// DeriveWaitingTenants returns which of the tenants have a pending-derive job waiting to start.
+	DeriveWaitingTenants(ctx context.Context, tenants []string) ([]string, error)
 	// EdgeInsertCoOccurs creates co_occurs edges (source < target) that do not exist yet; an edge
 	// that exists (even one locked by a sleep run) is left alone, without waiting.
 	EdgeInsertCoOccurs(ctx context.Context, arg EdgeInsertCoOccursParams) error
@@ -684,6 +686,35 @@ type Querier interface {
 	// TenantRowSecurityActive reports whether row-level security applies to the connection's role
 	// on zb.memory (then COPY FROM is refused and bulk loads insert row by row).
 	TenantRowSecurityActive(ctx context.Context) (bool, error)
+	// VacuumLockTry takes the session-level advisory lock of vacuum runs when it is free (true), so
+	// that two runs (workers, zbctl vacuum) never vacuum at once; VacuumUnlock releases it.
+	VacuumLockTry(ctx context.Context) (bool, error)
+	// VacuumRequestClaim claims every request that is not done: started_at becomes now where it is
+	// NULL (a request an interrupted run had started keeps its time). It returns the ids claimed.
+	VacuumRequestClaim(ctx context.Context) ([]int64, error)
+	// VacuumRequestDone marks claimed requests done with the number of tables vacuumed.
+	VacuumRequestDone(ctx context.Context, arg VacuumRequestDoneParams) (int64, error)
+	// VacuumRequestList returns the latest requests, newest first.
+	VacuumRequestList(ctx context.Context, k int32) ([]ZbVacuumRequest, error)
+	// VacuumRequestLockTable locks zb.vacuum_request against every other transaction until the
+	// caller's ends. It waits for the erases in flight, which read the table (a pending request to
+	// reuse) or write it before they commit: a claim after it never takes a request whose erase has
+	// not committed, whose row versions VACUUM could not yet remove.
+	VacuumRequestLockTable(ctx context.Context) error
+	// VacuumRequestLockTimeoutSet sets lock_timeout for the rest of the transaction (e.g. '5000ms').
+	VacuumRequestLockTimeoutSet(ctx context.Context, timeout string) error
+	// VacuumRequestRelease returns claimed requests that were not done to pending (started_at NULL),
+	// after a run that could not vacuum.
+	VacuumRequestRelease(ctx context.Context, ids []int64) (int64, error)
+	// VacuumTargetList lists the tables a vacuum run covers — every ordinary table of schema zb and
+	// River's job table when it exists — in order, with their owner and whether the current role
+	// may vacuum and analyze each: a superuser, a member of the table's owner, or of the database's
+	// owner (who may vacuum every table of the database but the shared catalogs), and from
+	// PostgreSQL 17 on a role with the MAINTAIN privilege on the table or a member of pg_maintain.
+	VacuumTargetList(ctx context.Context) ([]VacuumTargetListRow, error)
+	// VacuumUnlock releases the session-level advisory lock VacuumLockTry took (false when this
+	// session did not hold it).
+	VacuumUnlock(ctx context.Context) (bool, error)
 	// WorkerHeartbeatDelete removes a stopped worker's row.
 	WorkerHeartbeatDelete(ctx context.Context, workerID string) (int64, error)
 	// WorkerHeartbeatList returns the workers seen since a time.

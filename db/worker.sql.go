@@ -9,6 +9,31 @@ import (
 	"context"
 )
 
+const deriveWaitingTenants = `-- name: DeriveWaitingTenants :many
+SELECT t::text AS tenant_id FROM zb.derive_waiting($1::text[]) t
+`
+
+// DeriveWaitingTenants returns which of the tenants have a pending-derive job waiting to start.
+func (q *Queries) DeriveWaitingTenants(ctx context.Context, tenants []string) ([]string, error) {
+	rows, err := q.db.Query(ctx, deriveWaitingTenants, tenants)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []string
+	for rows.Next() {
+		var tenant_id string
+		if err := rows.Scan(&tenant_id); err != nil {
+			return nil, err
+		}
+		items = append(items, tenant_id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const jobCountsByQueueState = `-- name: JobCountsByQueueState :many
 SELECT queue::text AS queue, state::text AS state, n::bigint AS n FROM zb.job_counts()
 `

@@ -10,6 +10,7 @@
 // # Queues
 //
 // Derivation runs on [QueueDerive]; the lifecycle jobs (consolidation, decay, review, sleep)
-// on [QueueLifecycle]. The coordinator enqueues with UniqueOpts{ByArgs: true}, so a repeated
-// request for the same work while a job is pending is a no-op.
+// and the vacuum after erases ([VacuumArgs]) on [QueueLifecycle]. The coordinator enqueues with
+// UniqueOpts{ByArgs: true}, so a repeated request for the same work while a job is pending is a
+// no-op.
 package jobs

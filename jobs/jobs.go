@@ -199,3 +199,15 @@ func ReembedInsertOpts() *river.InsertOpts {
 		},
 	}}
 }
+
+// KindVacuum is the kind of VacuumArgs. A stable identifier, like the ones above.
+const KindVacuum = "zb_vacuum"
+
+// VacuumArgs is the periodic job that completes the vacuum requests erases queued: VACUUM
+// (ANALYZE) over zenbrain's tables, so that erased content leaves the dead row versions and the
+// planner statistics that still hold it (coordinator.VacuumErased). It is not per tenant; the
+// worker's schedule inserts it with LifecycleInsertOpts.
+type VacuumArgs struct{}
+
+// Kind returns KindVacuum.
+func (VacuumArgs) Kind() string { return KindVacuum }

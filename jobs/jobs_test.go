@@ -41,6 +41,7 @@ func TestKindsAndJSONAreStable(t *testing.T) {
 			`{"tenant_id":"t","memory_ids":[4,5],"model":"m"}`,
 		},
 		{jobs.ReembedArgs{TenantID: "t", MemoryIDs: []int64{4}}, "zb_reembed", `{"tenant_id":"t","memory_ids":[4]}`},
+		{jobs.VacuumArgs{}, "zb_vacuum", `{}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.kind+"/"+tt.json, func(t *testing.T) {

@@ -6,6 +6,9 @@
 #   - zenbrain's own extension zb_lexical (ext/zb_lexical: recall's lexical half compiled), built
 #     with PGXS and installed for that server — optional: without root it is skipped and recall
 #     scores BM25 in SQL,
+#   - PgBouncer (Debian package pgbouncer), which the pooler tests run in front of the test server
+#     (internal/zbtest.PgBouncer, on a free port of their own: the service Debian's package runs
+#     on port 6432 is never used),
 #   - the Go tools the build uses, pinned (sqlc), installed into ./bin.
 # It is idempotent: when everything is present it only checks, in a few seconds.
 # Environment:
@@ -174,6 +177,22 @@ ensure_zb_lexical() {
 	say "zb_lexical $hash installed (CREATE EXTENSION happens in migration 0032, or by a superuser later)"
 }
 
+# ensure_pgbouncer installs PgBouncer when no pgbouncer binary is found (on PATH or in /usr/sbin,
+# where Debian puts it): the tests of clients sharing a pooler need it.
+ensure_pgbouncer() {
+	local bin
+	bin=$(command -v pgbouncer 2>/dev/null || true)
+	if [ -z "$bin" ] && [ -x /usr/sbin/pgbouncer ]; then bin=/usr/sbin/pgbouncer; fi
+	if [ -z "$bin" ]; then
+		say "no pgbouncer found; installing pgbouncer"
+		have_apt || die "pgbouncer is missing and this is not a Debian/Ubuntu system: install PgBouncer (https://www.pgbouncer.org/install.html); the pooler tests need it"
+		apt_install pgbouncer || die "could not install pgbouncer (need root or passwordless sudo); the pooler tests need it"
+		bin=/usr/sbin/pgbouncer
+		[ -x "$bin" ] || die "pgbouncer installed but $bin was not found"
+	fi
+	say "$("$bin" --version 2>/dev/null | head -n1) at $bin"
+}
+
 ensure_go_tools() {
 	command -v go >/dev/null 2>&1 || die "Go is not on PATH (need Go >= 1.26; https://go.dev/dl/)"
 	mkdir -p "$bindir"
@@ -194,5 +213,6 @@ if [ "${ZB_SKIP_PG:-0}" != 1 ]; then
 else
 	say "ZB_SKIP_PG=1: not checking the local PostgreSQL and pgvector"
 fi
+ensure_pgbouncer
 ensure_go_tools
 say "ok"

@@ -11,7 +11,7 @@ fi
 addr=${ZB_WORKER_HTTP_ADDR:-127.0.0.1:9188}
 cat <<MSG
 
-zenbrain is running on the embedded database ($(bin/zbctl dev url)).
+zenbrain is running on the embedded database ('bin/zbctl dev url' prints its connection URL).
   metrics   http://$addr/metrics
   health    http://$addr/healthz
   River UI  http://$addr/riverui/

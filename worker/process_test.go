@@ -88,6 +88,7 @@ func startProc(t *testing.T, bin, url, name string, extra ...string) *proc {
 		"--http-addr", "", "--concurrency", "4", "--log-level", "info",
 		"--decay-interval", "-1ns", "--review-interval", "-1ns", "--sleep-interval", "-1ns",
 		"--sweep-interval", "-1ns", "--idle-interval", "-1ns", "--prospective-interval", "-1ns",
+		"--vacuum-interval", "-1ns",
 	}
 	args = append(args, extra...)
 	cmd := exec.Command(bin, args...)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -30,6 +31,7 @@ const (
 	SleepIntervalDefault  = 24 * time.Hour
 	SweepIntervalDefault  = 30 * time.Second
 	IdleIntervalDefault   = time.Minute
+	VacuumIntervalDefault = time.Minute
 	SessionIdleDefault    = 30 * time.Minute
 	HeartbeatDefault      = 10 * time.Second
 	JobTimeoutDefault     = 10 * time.Minute
@@ -76,6 +78,14 @@ type Config struct {
 	// once at start). Defaults to ProspectiveTickInterval. -1 disables it.
 	ProspectiveInterval time.Duration
 
+	// VacuumInterval is how often the vacuum job (and once at start) completes the vacuum
+	// requests erases queued: VACUUM (ANALYZE) over zenbrain's tables, so that erased content
+	// leaves dead row versions and planner statistics (coordinator.VacuumErased). It needs a
+	// connection role that may vacuum them (their owner or a superuser); under any other the
+	// job logs a warning and leaves the requests to 'zbctl vacuum'. Defaults to
+	// VacuumIntervalDefault. -1 disables it.
+	VacuumInterval time.Duration
+
 	// SessionIdle is the idle time after which a session is consolidated. Defaults to
 	// SessionIdleDefault.
 	SessionIdle time.Duration
@@ -120,6 +130,7 @@ func (c *Config) withDefaults() Config {
 	o.SweepInterval = cmp.Or(o.SweepInterval, SweepIntervalDefault)
 	o.IdleInterval = cmp.Or(o.IdleInterval, IdleIntervalDefault)
 	o.ProspectiveInterval = cmp.Or(o.ProspectiveInterval, ProspectiveTickInterval)
+	o.VacuumInterval = cmp.Or(o.VacuumInterval, VacuumIntervalDefault)
 	o.SessionIdle = cmp.Or(o.SessionIdle, SessionIdleDefault)
 	o.Heartbeat = cmp.Or(o.Heartbeat, HeartbeatDefault)
 	o.JobTimeout = cmp.Or(o.JobTimeout, JobTimeoutDefault)
@@ -151,7 +162,7 @@ func (c *Config) validate() error {
 	for name, d := range map[string]time.Duration{
 		"DecayInterval": c.DecayInterval, "ReviewInterval": c.ReviewInterval, "SleepInterval": c.SleepInterval,
 		"SweepInterval": c.SweepInterval, "IdleInterval": c.IdleInterval,
-		"ProspectiveInterval": c.ProspectiveInterval,
+		"ProspectiveInterval": c.ProspectiveInterval, "VacuumInterval": c.VacuumInterval,
 	} {
 		if d != -1 && d < 100*time.Millisecond {
 			return fmt.Errorf("worker: Config.%s must be at least 100ms or -1 (disabled), got %s", name, d)
@@ -196,6 +207,7 @@ func New(cfg *Config) (*Worker, error) {
 	river.AddWorker(workers, &scheduleWorker{w: w})
 	river.AddWorker(workers, &prospectiveWorker{w: w}) // prospective.go
 	river.AddWorker(workers, &reembedWorker{w: w})
+	river.AddWorker(workers, &vacuumWorker{w: w}) // vacuum.go
 
 	queues := map[string]river.QueueConfig{}
 	for _, q := range c.Queues {
@@ -226,6 +238,7 @@ func New(cfg *Config) (*Worker, error) {
 		addPeriodic(s.interval, "zb_"+s.task, jobs.ScheduleArgs{Task: s.task}, s.runOnStart)
 	}
 	addPeriodic(c.ProspectiveInterval, KindProspectiveTick, ProspectiveTickArgs{}, true) // prospective.go
+	addPeriodic(c.VacuumInterval, jobs.KindVacuum, jobs.VacuumArgs{}, true)              // vacuum.go
 
 	client, err := river.NewClient(riverpgxv5.New(c.Pool), &river.Config{
 		ID:           c.ID,
@@ -368,6 +381,11 @@ func (w *Worker) listen(ctx context.Context, listening chan struct{}) {
 	}
 }
 
+// listenOnce listens on NotifyChannel until an error. A notification only says "look": its
+// payload is never read, because any login may LISTEN and NOTIFY on the channel (the trigger
+// sends an empty payload, so the channel tells listeners nothing about tenants, and a forged
+// payload cannot direct the worker). After each burst the listener reads from the database which
+// tenants have underived memories and enqueues a pending-derive job for each.
 func (w *Worker) listenOnce(ctx context.Context, ready func()) error {
 	conn, err := w.cfg.Pool.Acquire(ctx)
 	if err != nil {
@@ -382,44 +400,63 @@ func (w *Worker) listenOnce(ctx context.Context, ready func()) error {
 	}()
 	ready()
 	for {
-		n, err := conn.Conn().WaitForNotification(ctx)
-		if err != nil {
+		if _, err := conn.Conn().WaitForNotification(ctx); err != nil {
 			return err
 		}
-		// Coalesce a burst: collect the tenants notified within notifyWindow, then enqueue one
-		// derive job per tenant. Derive is idempotent, so a job queued while another runs for
-		// the same tenant only picks up what the first did not.
-		tenants := map[string]bool{n.Payload: true}
+		// Coalesce a burst: take every notification that arrives within notifyWindow, then look
+		// once. Derive is idempotent, so a job queued while another runs for the same tenant
+		// only picks up what the first did not.
 		wctx, cancel := context.WithTimeout(ctx, notifyWindow)
+		n := 1
 		for {
-			more, err := conn.Conn().WaitForNotification(wctx)
-			if err != nil {
+			if _, err := conn.Conn().WaitForNotification(wctx); err != nil {
 				break
 			}
-			tenants[more.Payload] = true
+			n++
 		}
 		cancel()
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		var params []river.InsertManyParams
-		for t := range tenants {
-			if t != "" {
-				params = append(params, river.InsertManyParams{Args: jobs.DeriveArgs{TenantID: t, Pending: true}, InsertOpts: deriveOpts()})
-			}
-		}
-		w.cfg.Logger.Debug("memory insert notifications", "tenants", len(params))
-		if len(params) == 0 {
-			continue
-		}
-		if _, err := w.client.InsertMany(ctx, params); err != nil {
-			w.cfg.Logger.Warn("error enqueueing derivations", "error", err)
-		}
+		w.enqueueUnderived(ctx, n)
 	}
 }
 
 // notifyWindow is how long the listener collects notifications before enqueueing.
 const notifyWindow = 100 * time.Millisecond
+
+// notifyTenantLimit bounds the tenants one burst of notifications enqueues derive jobs for
+// (the sweep's bound); the sweep reaches the rest.
+const notifyTenantLimit = 1000
+
+// enqueueUnderived enqueues a pending-derive job for every tenant having underived memories
+// (up to notifyTenantLimit) and no such job waiting to start — that one reads the whole queue
+// when it starts —, after n notifications. Errors are logged: the sweep covers them.
+func (w *Worker) enqueueUnderived(ctx context.Context, n int) {
+	tenants, err := w.cfg.Coordinator.UnderivedTenants(ctx, notifyTenantLimit)
+	if err == nil && len(tenants) > 0 {
+		var waiting []string
+		waiting, err = w.q.DeriveWaitingTenants(ctx, tenants)
+		tenants = slices.DeleteFunc(tenants, func(t string) bool { return slices.Contains(waiting, t) })
+	}
+	if err != nil {
+		if ctx.Err() == nil {
+			w.cfg.Logger.Warn("error listing tenants with underived memories", "error", err)
+		}
+		return
+	}
+	w.cfg.Logger.Debug("memory insert notifications", "notifications", n, "tenants", len(tenants))
+	if len(tenants) == 0 {
+		return
+	}
+	params := make([]river.InsertManyParams, 0, len(tenants))
+	for _, t := range tenants {
+		params = append(params, river.InsertManyParams{Args: jobs.DeriveArgs{TenantID: t, Pending: true}, InsertOpts: deriveOpts()})
+	}
+	if _, err := w.client.InsertMany(ctx, params); err != nil && ctx.Err() == nil {
+		w.cfg.Logger.Warn("error enqueueing derivations", "error", err)
+	}
+}
 
 func (w *Worker) heartbeat(ctx context.Context) {
 	started := time.Now()

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zenbrain/zb/coordinator"
@@ -47,9 +48,9 @@ func newWorker(t *testing.T, b *bundle, id string, mod func(*worker.Config)) *wo
 		Pool: b.pool, Coordinator: b.co, ID: id, Concurrency: 2,
 		// Schedules off unless a test turns one on: tests enqueue what they need.
 		DecayInterval: -1, ReviewInterval: -1, SleepInterval: -1, SweepInterval: -1, IdleInterval: -1,
-		ProspectiveInterval: -1,
-		Heartbeat:           200 * time.Millisecond,
-		Logger:              testLogger(),
+		ProspectiveInterval: -1, VacuumInterval: -1,
+		Heartbeat: 200 * time.Millisecond,
+		Logger:    testLogger(),
 	}
 	if mod != nil {
 		mod(cfg)
@@ -134,6 +135,73 @@ func TestPlainSQLInsertIsDerived(t *testing.T) {
 		return err == nil && derived
 	})
 	t.Logf("plain SQL insert derived after %s", took)
+}
+
+// The listener never reads a notification's payload: a forged NOTIFY naming a tenant (one that
+// does not exist, and one that exists with nothing to derive) enqueues no derive job for it,
+// while a memory inserted with plain SQL afterwards is still derived through the notification
+// (the sweep is off). Notifications reach the listener in commit order, so once that memory is
+// derived the forged ones have been handled.
+func TestForgedNotificationEnqueuesNothing(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	w := newWorker(t, b, "w-forged", nil)
+	start(t, w)
+	ctx := context.Background()
+	_, err := b.pool.Exec(ctx, `INSERT INTO zb.tenant (id) VALUES ('quiet'), ('real')`)
+	require.NoError(t, err)
+	for _, payload := range []string{"no-such-tenant", "quiet"} {
+		_, err := b.pool.Exec(ctx, `SELECT pg_notify($1, $2)`, worker.NotifyChannel, payload)
+		require.NoError(t, err)
+	}
+	var id int64
+	require.NoError(t, b.pool.QueryRow(ctx, `
+		INSERT INTO zb.memory (tenant_id, layer, content, created_at, updated_at, last_accessed_at, stability)
+		VALUES ('real', 'semantic', 'Carol plays the cello on Sundays', now(), now(), now(), 7) RETURNING id`).Scan(&id))
+	waitFor(t, 60*time.Second, "derivation of a plain SQL insert", func() bool {
+		var derived bool
+		err := b.pool.QueryRow(ctx, `SELECT derived_at IS NOT NULL FROM zb.memory WHERE tenant_id = 'real' AND id = $1`, id).Scan(&derived)
+		return err == nil && derived
+	})
+	rows, err := b.pool.Query(ctx, `SELECT DISTINCT args->>'tenant_id' FROM river.river_job WHERE kind = $1 ORDER BY 1`, jobs.KindDerive)
+	require.NoError(t, err)
+	tenants, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	require.Equal(t, []string{"real"}, tenants, "derive jobs only for the tenant with underived memories")
+}
+
+// A notification queues no derive job for a tenant that has one waiting to start (it will read
+// the tenant's whole queue), only for tenants without one.
+func TestNotificationSkipsWaitingDerive(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	w := newWorker(t, b, "w-waiting", nil)
+	start(t, w)
+	ctx := context.Background()
+	_, err := b.pool.Exec(ctx, `
+		INSERT INTO zb.tenant (id) VALUES ('backlog'), ('fresh');
+		ALTER TABLE zb.memory DISABLE TRIGGER memory_notify_underived;
+		INSERT INTO zb.memory (tenant_id, layer, content, created_at, updated_at, last_accessed_at, stability)
+		VALUES ('backlog', 'semantic', 'Dana collects old maps', now(), now(), now(), 7);
+		ALTER TABLE zb.memory ENABLE TRIGGER memory_notify_underived;`)
+	require.NoError(t, err)
+	// The backlog's derive job waits (scheduled an hour ahead).
+	_, err = w.Client().Insert(ctx, jobs.DeriveArgs{TenantID: "backlog", Pending: true},
+		&river.InsertOpts{Queue: jobs.QueueDerive, ScheduledAt: time.Now().Add(time.Hour)})
+	require.NoError(t, err)
+	var id int64
+	require.NoError(t, b.pool.QueryRow(ctx, `
+		INSERT INTO zb.memory (tenant_id, layer, content, created_at, updated_at, last_accessed_at, stability)
+		VALUES ('fresh', 'semantic', 'Eli repairs clocks', now(), now(), now(), 7) RETURNING id`).Scan(&id))
+	waitFor(t, 60*time.Second, "derivation through the notification", func() bool {
+		var derived bool
+		err := b.pool.QueryRow(ctx, `SELECT derived_at IS NOT NULL FROM zb.memory WHERE tenant_id = 'fresh' AND id = $1`, id).Scan(&derived)
+		return err == nil && derived
+	})
+	var n int
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT count(*) FROM river.river_job WHERE kind = $1 AND args->>'tenant_id' = 'backlog'`,
+		jobs.KindDerive).Scan(&n))
+	require.Equal(t, 1, n, "the backlog's waiting job serves it; the notification queued no other")
 }
 
 // The sweep finds underived rows that no notification reached.

@@ -98,7 +98,7 @@ func benchDerive(ctx context.Context, c *Config) (*DeriveFigure, error) {
 		w, err := worker.New(&worker.Config{
 			Pool: pool, Coordinator: co, Concurrency: 1, Queues: []string{jobs.QueueDerive},
 			ID: "bench-" + strconv.Itoa(i), DecayInterval: -1, ReviewInterval: -1, SleepInterval: -1, SweepInterval: -1,
-			IdleInterval: -1, Logger: c.Logger,
+			IdleInterval: -1, VacuumInterval: -1, Logger: c.Logger,
 		})
 		if err != nil {
 			return nil, err

@@ -2,9 +2,12 @@ package security
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zenbrain/zb/coordinator"
@@ -26,7 +29,11 @@ func TestEraseLeavesNothing(t *testing.T) {
 	w := populate(t, e, "tenant-a", marker)
 	require.Contains(t, string(w.export), marker, "the export before the erase holds the marker")
 
+	// Planner statistics sample the tables: the marker reaches them too.
+	_, err := e.super.Exec(ctx, "ANALYZE")
+	require.NoError(t, err)
 	before := scanMarker(t, e.super, marker)
+	require.Positive(t, before["pg_statistic.zb.memory"], "ANALYZE put the marker into zb.memory's statistics (hits: %v)", before)
 	// The marker reached the memories, their index terms and tsvector, the entity graph, the
 	// reconsolidation snapshot, the debate, the audit trail, the approval queue and recall's
 	// postings (0018).
@@ -81,7 +88,20 @@ func TestEraseLeavesNothing(t *testing.T) {
 	require.Positive(t, reports["core"].Counts["audit_event"], "the audit payloads about the core memory are scrubbed")
 	require.Positive(t, reports["core"].Counts["approval_request"], "the pending overwrite's value is scrubbed")
 
-	require.Empty(t, scanMarker(t, e.super, marker), "no column of any table holds the erased marker")
+	// Until the erases' vacuum request is done, dead row versions and statistics still hold it.
+	require.NotEmpty(t, tupleMarker(t, e.super, marker), "the erases leave dead row versions until a vacuum")
+	requests := map[int64]bool{}
+	for _, r := range reports {
+		require.Positive(t, r.VacuumRequest, "every erase queues a vacuum")
+		requests[r.VacuumRequest] = true
+	}
+	vac, err := e.co.VacuumErased(ctx, nil)
+	require.NoError(t, err)
+	for id := range requests {
+		require.Contains(t, vac.Requests, id)
+	}
+	require.Empty(t, scanMarker(t, e.super, marker), "no column of any table, nor any planner statistic, holds the erased marker")
+	require.Empty(t, tupleMarker(t, e.super, marker), "no row version, live or dead, holds the erased marker")
 
 	// What never held the marker is intact; the reconsolidated memory has its earlier text and is
 	// re-derived by the worker.
@@ -98,7 +118,7 @@ func TestEraseLeavesNothing(t *testing.T) {
 	require.EqualValues(t, 1, queryInt(t, e.super, `SELECT count(*) FROM zb.audit_event WHERE tenant_id = $1 AND action = 'session.erase'`, w.tenant))
 	require.EqualValues(t, 1, queryInt(t, e.super, `SELECT count(*) FROM zb.audit_event WHERE tenant_id = $1 AND action = 'context.erase'`, w.tenant))
 	var buf bytes.Buffer
-	_, err := e.co.Export(ctx, w.tenant, &buf, nil)
+	_, err = e.co.Export(ctx, w.tenant, &buf, nil)
 	require.NoError(t, err)
 	require.NotContains(t, strings.ToLower(buf.String()), strings.ToLower(marker))
 
@@ -114,7 +134,7 @@ func TestEraseLeavesNothing(t *testing.T) {
 }
 
 // TestEraseTenant erases a whole tenant: every row of it goes from every zb table (its audit
-// events stay, scrubbed, with the erase's own event), its River jobs go, its marker is nowhere,
+// events stay, scrubbed, with the erase's own event; its logins' bindings stay), its River jobs go, its marker is nowhere,
 // and the other tenant keeps every row.
 func TestEraseTenant(t *testing.T) {
 	t.Parallel()
@@ -129,8 +149,11 @@ func TestEraseTenant(t *testing.T) {
 		}
 		return out
 	}
+	_, err := e.super.Exec(ctx, "ANALYZE")
+	require.NoError(t, err)
 	stayBefore := rowsOf(stay.tenant)
 	stayMarker := scanMarker(t, e.super, stay.marker)
+	require.Positive(t, scanMarker(t, e.super, gone.marker)["pg_statistic.zb.memory"], "the statistics hold the marker before the erase")
 
 	rep, err := e.co.Erase(ctx, gone.tenant, coordinator.ScopeTenant(), nil)
 	require.NoError(t, err)
@@ -141,13 +164,104 @@ func TestEraseTenant(t *testing.T) {
 			require.Positive(t, n, "the audit trail outlives the tenant")
 			continue
 		}
+		if table == "tenant_binding" {
+			// Access control, not tenant data: a login bound to the tenant stays bound to it
+			// (else erasing its own tenant would unbind it); operators remove bindings.
+			require.Positive(t, n, "populate binds a login to the tenant, and the binding outlives the erase")
+			continue
+		}
 		require.Zero(t, n, "table %s keeps rows of the erased tenant", table)
 	}
 	require.Zero(t, queryInt(t, e.super, `SELECT count(*) FROM zb.audit_event WHERE tenant_id = $1 AND NOT detail @> '{"scrubbed": true}'
 		AND action <> 'tenant.erase'`, gone.tenant), "every audit payload of the tenant is scrubbed")
 	require.EqualValues(t, 1, queryInt(t, e.super, `SELECT count(*) FROM zb.audit_event WHERE tenant_id = $1 AND action = 'tenant.erase'`, gone.tenant))
 	require.Zero(t, queryInt(t, e.super, `SELECT count(*) FROM river.river_job WHERE args ->> 'tenant_id' = $1`, gone.tenant))
+	require.Positive(t, rep.VacuumRequest)
+	_, err = e.co.VacuumErased(ctx, nil)
+	require.NoError(t, err)
 	require.Empty(t, scanMarker(t, e.super, gone.marker))
+	require.Empty(t, tupleMarker(t, e.super, gone.marker))
 	require.Equal(t, stayBefore, rowsOf(stay.tenant))
-	require.Equal(t, stayMarker, scanMarker(t, e.super, stay.marker))
+	stayAfter := scanMarker(t, e.super, stay.marker)
+	for k := range stayAfter {
+		if strings.HasPrefix(k, "pg_statistic.") {
+			delete(stayAfter, k) // re-sampled by the vacuum's ANALYZE
+		}
+	}
+	for k := range stayMarker {
+		if strings.HasPrefix(k, "pg_statistic.") {
+			delete(stayMarker, k)
+		}
+	}
+	require.Equal(t, stayMarker, stayAfter)
+}
+
+// TestEraseSQLPathsLeaveNothing: the SQL entrances of the erase — zb.forget and zb.erase as the
+// application role, retention (zb.apply_retention) as the worker — leave the marker in no column,
+// planner statistic or row version once their vacuum request is done.
+func TestEraseSQLPathsLeaveNothing(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := ctxT(t)
+	const tenant, marker = "sql-paths", "Quillomantic"
+	ids := e.storeFor(t, tenant,
+		"Quillomantic notes: the first secret.",
+		"Quillomantic notes: the second secret.",
+		"An ordinary memory about tea.")
+	old, err := e.co.Store(ctx, coordinator.StoreInput{TenantID: tenant, Context: "archive", Content: "Quillomantic archive entry."})
+	require.NoError(t, err)
+	require.NoError(t, e.co.SetRetention(ctx, tenant, "archive", time.Hour))
+	_, err = e.super.Exec(ctx, "ANALYZE")
+	require.NoError(t, err)
+	require.NotEmpty(t, scanMarker(t, e.super, marker))
+
+	app, _ := e.login(t, "app")
+	var vacs []int64
+	inTenantCommit(t, app, tenant, func(tx pgx.Tx) {
+		var erased bool
+		require.NoError(t, tx.QueryRow(ctx, "SELECT zb.forget($1, $2)", tenant, ids[0]).Scan(&erased))
+		require.True(t, erased)
+		var vac int64
+		require.NoError(t, tx.QueryRow(ctx, "SELECT (zb.erase($1, 'memory', $2::bigint::text) ->> 'vacuum_request')::bigint", tenant, ids[1]).Scan(&vac))
+		vacs = append(vacs, vac)
+	})
+	wrk, _ := e.login(t, "worker")
+	inTenantCommit(t, wrk, tenant, func(tx pgx.Tx) {
+		var rep map[string]any
+		require.NoError(t, tx.QueryRow(ctx, "SELECT zb.apply_retention($1, now() + interval '1 day')", tenant).Scan(&rep))
+		require.EqualValues(t, 1, rep["memory"], "retention erased the archive entry (%d)", old.ID)
+	})
+	vac, err := e.co.VacuumErased(ctx, nil)
+	require.NoError(t, err)
+	require.Subset(t, vac.Requests, vacs)
+	require.Empty(t, scanMarker(t, e.super, marker))
+	require.Empty(t, tupleMarker(t, e.super, marker))
+}
+
+// TestEraseFullVacuumLeavesNoBytes: plain VACUUM frees erased row versions but leaves their
+// bytes in the pages' free space; VacuumErased with Full (zbctl vacuum --full) rewrites the
+// tables and indexes, after which no page of zb's or River's tables, TOAST or indexes holds the
+// marker's bytes.
+func TestEraseFullVacuumLeavesNoBytes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := ctxT(t)
+	const tenant, marker = "full-vac", "Vexillomantra"
+	var ids []int64
+	for i := range 20 {
+		ids = append(ids, e.storeFor(t, tenant, fmt.Sprintf("Vexillomantra page %d: a secret worth erasing.", i))...)
+	}
+	e.storeFor(t, tenant, "A memory that stays.")
+	for _, id := range ids {
+		_, err := e.co.Erase(ctx, tenant, coordinator.ScopeMemory(id), nil)
+		require.NoError(t, err)
+	}
+	require.NotEmpty(t, pageMarker(t, e.super, marker), "the erased row versions are still in the pages")
+	rep, err := e.co.VacuumErased(ctx, &coordinator.VacuumOpts{Full: true})
+	require.NoError(t, err)
+	require.NotEmpty(t, rep.Requests)
+	require.Empty(t, pageMarker(t, e.super, marker), "after VACUUM FULL no page holds the erased bytes")
+	require.Empty(t, tupleMarker(t, e.super, marker))
+	require.Empty(t, scanMarker(t, e.super, marker))
+	require.EqualValues(t, 1, queryInt(t, e.super, "SELECT count(*) FROM zb.memory WHERE tenant_id = $1 AND status = 'active'", tenant))
 }

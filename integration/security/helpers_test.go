@@ -141,8 +141,21 @@ func inTenant(t *testing.T, pool *pgxpool.Pool, tenant string, fn func(tx pgx.Tx
 	require.NoError(t, err)
 	defer func() { _ = tx.Rollback(ctx) }()
 	if tenant != "" {
-		_, err = tx.Exec(ctx, "SELECT set_config('zb.tenant_id', $1, true)", tenant)
+		_, err = tx.Exec(ctx, "SELECT zb.bind_tenant($1)", tenant)
 		require.NoError(t, err)
 	}
 	fn(tx)
+}
+
+// inTenantCommit runs fn in a transaction of pool bound to tenant and commits it.
+func inTenantCommit(t *testing.T, pool *pgxpool.Pool, tenant string, fn func(tx pgx.Tx)) {
+	t.Helper()
+	ctx := ctxT(t)
+	tx, err := pool.Begin(ctx)
+	require.NoError(t, err)
+	defer func() { _ = tx.Rollback(ctx) }()
+	_, err = tx.Exec(ctx, "SELECT zb.bind_tenant($1)", tenant)
+	require.NoError(t, err)
+	fn(tx)
+	require.NoError(t, tx.Commit(ctx))
 }

@@ -37,7 +37,7 @@ func TestCompiledLexicalAsApp(t *testing.T) {
 	tx, err := app.Begin(ctx)
 	require.NoError(t, err)
 	defer func() { _ = tx.Rollback(ctx) }()
-	_, err = tx.Exec(ctx, `SELECT set_config('zb.tenant_id', $1, true)`, tenant)
+	_, err = tx.Exec(ctx, `SELECT zb.bind_tenant($1)`, tenant)
 	require.NoError(t, err)
 	var tracking string
 	require.NoError(t, tx.QueryRow(ctx, `SELECT current_setting('track_functions')`).Scan(&tracking))

@@ -349,10 +349,17 @@ func probeFunctions(t *testing.T, e *env, tx pgx.Tx, b *world) {
 		// tenant's jobs of that kind.
 		"job_kind_counts": {"SELECT (SELECT coalesce(sum(n), 0) FROM zb.job_kind_counts('zb_derive')) - " +
 			"(SELECT count(*) FROM river.river_job WHERE kind = 'zb_derive')", relative},
+		// The notified worker's check for waiting derive jobs: under row-level security it
+		// counts only what River's table shows the caller (the bound tenant's jobs).
+		"derive_waiting": {"SELECT (SELECT count(*) FROM zb.derive_waiting(ARRAY['tenant-a', 'tenant-b'])) - " +
+			"(SELECT count(DISTINCT args ->> 'tenant_id') FROM river.river_job WHERE kind = 'zb_derive' " +
+			"AND state IN ('available', 'scheduled') AND args @> '{\"pending\": true}' AND args ->> 'tenant_id' IN ('tenant-a', 'tenant-b'))", relative},
 		"apply_embedding_dim": {"SELECT zb.apply_embedding_dim('zb.memory', 'embedding')", denied},
 		"secure_tenant_table": {"SELECT zb.secure_tenant_table('zb.memory')", denied},
 		"secure_river":        {"SELECT zb.secure_river()", denied},
 		"current_tenant":      {"SELECT zb.current_tenant()", none},
+		"bind_tenant":         {"SELECT zb.bind_tenant('tenant-a')", none},
+		"xact_stamp":          {"SELECT zb.xact_stamp()", none},
 		"tenant_setting":      {"SELECT zb.tenant_setting()", none},
 		"role_name":           {"SELECT zb.role_name('app')", none},
 		"embedding_dim":       {"SELECT zb.embedding_dim()", none},

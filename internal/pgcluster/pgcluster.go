@@ -537,7 +537,8 @@ func (c *Cluster) Destroy(ctx context.Context) error {
 	return err
 }
 
-// URL returns a connection URL for the cluster's database over TCP on the loopback address.
+// URL returns a connection URL for the cluster's database over TCP on the loopback address,
+// password included.
 func (c *Cluster) URL() (string, error) {
 	info, err := c.Info()
 	if err != nil {
@@ -546,16 +547,40 @@ func (c *Cluster) URL() (string, error) {
 	return info.URL(info.Database), nil
 }
 
-// URL returns a connection URL for database db.
+// RedactedURL is URL with the password replaced by RedactedPassword: the form to show in
+// status output and logs.
+func (c *Cluster) RedactedURL() (string, error) {
+	info, err := c.Info()
+	if err != nil {
+		return "", err
+	}
+	return info.RedactedURL(info.Database), nil
+}
+
+// RedactedPassword stands for the password in RedactedURL.
+const RedactedPassword = "xxxxx"
+
+// URL returns a connection URL for database db, password included.
 func (i *Info) URL(db string) string {
-	u := url.URL{
+	return i.url(db).String()
+}
+
+// RedactedURL returns the connection URL for database db with the password replaced by
+// RedactedPassword.
+func (i *Info) RedactedURL(db string) string {
+	// url.URL.Redacted writes RedactedPassword in place of the password.
+	return i.url(db).Redacted()
+}
+
+func (i *Info) url(db string) *url.URL {
+	u := &url.URL{
 		Scheme: "postgres",
 		User:   url.UserPassword(i.Superuser, i.Password),
 		Host:   net.JoinHostPort("127.0.0.1", strconv.Itoa(i.Port)),
 		Path:   "/" + db,
 	}
 	u.RawQuery = "sslmode=disable"
-	return u.String()
+	return u
 }
 
 // PsqlArgs returns the psql command line (binary and arguments) that connects to the cluster's

@@ -67,3 +67,13 @@ func TestStartAllocatorSettings(t *testing.T) {
 	require.Contains(t, vars, "MALLOC_TRIM_THRESHOLD_=1048576", "the caller's setting")
 	require.NotContains(t, vars, "MALLOC_TRIM_THRESHOLD_=67108864")
 }
+
+// URL carries the password; RedactedURL, the form status output shows, does not.
+func TestInfoURL(t *testing.T) {
+	t.Parallel()
+	info := &pgcluster.Info{Port: 54329, Password: "0123456789abcdef", Superuser: "zb", Database: "zenbrain"}
+	require.Equal(t, "postgres://zb:0123456789abcdef@127.0.0.1:54329/zenbrain?sslmode=disable", info.URL("zenbrain"))
+	red := info.RedactedURL("zenbrain")
+	require.Equal(t, "postgres://zb:"+pgcluster.RedactedPassword+"@127.0.0.1:54329/zenbrain?sslmode=disable", red)
+	require.NotContains(t, red, info.Password)
+}

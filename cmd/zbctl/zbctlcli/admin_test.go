@@ -303,7 +303,7 @@ func TestReembedCLI(t *testing.T) {
 	require.NoError(t, err)
 	w, err := worker.New(&worker.Config{
 		Pool: pool, Coordinator: co, ID: "w-reembed", DecayInterval: -1, ReviewInterval: -1,
-		SleepInterval: -1, SweepInterval: -1, IdleInterval: -1, ProspectiveInterval: -1,
+		SleepInterval: -1, SweepInterval: -1, IdleInterval: -1, ProspectiveInterval: -1, VacuumInterval: -1,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	require.NoError(t, err)

@@ -1,16 +1,76 @@
 package zbctlcli
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	neturl "net/url"
 	"os/exec"
 	"path/filepath"
 	"text/tabwriter"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 
+	"github.com/zenbrain/zb/internal/pgcluster"
 	"github.com/zenbrain/zb/migrate"
 )
+
+// The dev cluster's application login: a member of the application role (row-level security
+// applies to it, unlike to the superuser) with a statement timeout, as docs/security.md
+// recommends for every application login. Its password is the cluster's.
+const (
+	devAppLogin            = "zbapp"
+	devAppStatementTimeout = "30s"
+)
+
+// ensureDevAppLogin creates the dev cluster's application login when it is missing and sets its
+// statement timeout, connected as the superuser at superURL.
+func ensureDevAppLogin(ctx context.Context, superURL, password string) error {
+	conn, err := pgx.Connect(ctx, superURL)
+	if err != nil {
+		return fmt.Errorf("error connecting to the dev cluster: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	var ddl []string
+	err = conn.QueryRow(ctx, `
+		SELECT ARRAY[
+		    CASE WHEN NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)
+		         THEN format('CREATE ROLE %I LOGIN PASSWORD %L', $1::text, $2::text) ELSE '' END,
+		    format('GRANT %I TO %I', zb.role_name('app'), $1::text),
+		    format('ALTER ROLE %I SET statement_timeout = %L', $1::text, $3::text)]`,
+		devAppLogin, password, devAppStatementTimeout).Scan(&ddl)
+	if err != nil {
+		return fmt.Errorf("error preparing the dev application login: %w", err)
+	}
+	for _, q := range ddl {
+		if q == "" {
+			continue
+		}
+		if _, err := conn.Exec(ctx, q); err != nil {
+			return fmt.Errorf("error creating the dev application login %s: %w", devAppLogin, err)
+		}
+	}
+	return nil
+}
+
+// devAppURL is the dev cluster's URL for its application login.
+func devAppURL(cl *pgcluster.Cluster) (string, error) {
+	u, err := cl.URL()
+	if err != nil {
+		return "", err
+	}
+	info, err := cl.Info()
+	if err != nil {
+		return "", err
+	}
+	pu, err := neturl.Parse(u)
+	if err != nil {
+		return "", fmt.Errorf("error parsing the dev cluster's URL: %w", err)
+	}
+	pu.User = neturl.UserPassword(devAppLogin, info.Password)
+	return pu.String(), nil
+}
 
 func (a *app) devCmd() *cobra.Command {
 	dev := &cobra.Command{
@@ -19,7 +79,9 @@ func (a *app) devCmd() *cobra.Command {
 		Long: `The dev cluster is a PostgreSQL server owned by the project, in ZB_HOME (default ./.zb),
 listening on a unix socket in ZB_HOME/run and on 127.0.0.1:ZB_DEV_PORT (default 54329),
 with the database "zenbrain", the vector extension and every migration applied.
-When zbctl runs as root, the server runs as ZB_PG_USER (default postgres).`,
+When zbctl runs as root, the server runs as ZB_PG_USER (default postgres).
+'dev up' and 'dev status' show the connection URL with its password hidden; 'dev url'
+prints it whole: export ZB_DATABASE_URL="$(zbctl dev url)".`,
 	}
 	var dim int
 	up := &cobra.Command{
@@ -47,14 +109,31 @@ When zbctl runs as root, the server runs as ZB_PG_USER (default postgres).`,
 			if err != nil {
 				return err
 			}
+			info, err := cl.Info()
+			if err != nil {
+				return err
+			}
+			if err := ensureDevAppLogin(ctx, u, info.Password); err != nil {
+				return err
+			}
+			// The password stays out of the output (terminals, CI logs): 'dev url' prints it.
+			shown, err := cl.RedactedURL()
+			if err != nil {
+				return err
+			}
 			if a.json {
-				return a.printJSON(map[string]any{"dir": cl.Dir(), "created": created, "url": u, "migrate": res})
+				return a.printJSON(map[string]any{
+					"dir": cl.Dir(), "created": created, "url": shown, "migrate": res, "app_login": devAppLogin,
+				})
 			}
 			if created {
 				fmt.Fprintf(a.stdout, "created the dev cluster in %s\n", cl.Dir())
 			}
 			fmt.Fprintf(a.stdout, "dev cluster running; %s\n", describeMigrate(res))
-			fmt.Fprintf(a.stdout, "export ZB_DATABASE_URL='%s'\n", u)
+			fmt.Fprintf(a.stdout, "connection URL (password hidden): %s\n", shown)
+			fmt.Fprintln(a.stdout, `export ZB_DATABASE_URL="$(zbctl dev url)"   # 'zbctl dev url' prints the URL with its password`)
+			fmt.Fprintf(a.stdout, "application login %s (row-level security applies; statement_timeout %s): zbctl dev url --app\n",
+				devAppLogin, devAppStatementTimeout)
 			return nil
 		},
 	}
@@ -115,10 +194,11 @@ When zbctl runs as root, the server runs as ZB_PG_USER (default postgres).`,
 				out["port"] = info.Port
 				out["version"] = info.Version
 				out["socket_dir"] = info.SocketDir
+				out["app_login"] = devAppLogin
 				out["running"] = cl.Running(ctx)
 				if out["running"] == true {
 					u, _ := cl.URL()
-					out["url"] = u
+					out["url"] = info.RedactedURL(info.Database) // 'dev url' prints it with the password
 					if st, err := a.migrateStatus(ctx, u); err == nil {
 						out["migrations_up_to_date"] = st.UpToDate
 						out["pending"] = st.Pending
@@ -129,7 +209,7 @@ When zbctl runs as root, the server runs as ZB_PG_USER (default postgres).`,
 				return a.printJSON(out)
 			}
 			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-			for _, k := range []string{"dir", "initialized", "running", "port", "version", "socket_dir", "url", "migrations_up_to_date", "pending"} {
+			for _, k := range []string{"dir", "initialized", "running", "port", "version", "socket_dir", "url", "app_login", "migrations_up_to_date", "pending"} {
 				if v, ok := out[k]; ok {
 					fmt.Fprintf(tw, "%s\t%v\n", k, v)
 				}
@@ -138,16 +218,23 @@ When zbctl runs as root, the server runs as ZB_PG_USER (default postgres).`,
 		},
 	}
 
+	var asApp bool
 	url := &cobra.Command{
 		Use:   "url",
-		Short: "Print the dev cluster's connection URL",
-		Args:  cobra.NoArgs,
+		Short: "Print the dev cluster's connection URL, password included",
+		Long: `Print the dev cluster's connection URL, password included: the superuser's, or with --app
+the application login's (zbapp: a member of the application role, so row-level security
+applies; statement_timeout 30s), e.g. psql "$(zbctl dev url --app)".`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cl, err := a.cluster()
 			if err != nil {
 				return err
 			}
 			u, err := cl.URL()
+			if asApp {
+				u, err = devAppURL(cl)
+			}
 			if err != nil {
 				return err
 			}
@@ -158,6 +245,8 @@ When zbctl runs as root, the server runs as ZB_PG_USER (default postgres).`,
 			return nil
 		},
 	}
+
+	url.Flags().BoolVar(&asApp, "app", false, "the application login's URL (zbapp) instead of the superuser's")
 
 	psql := &cobra.Command{
 		Use:   "psql [-- psql arguments]",

@@ -25,7 +25,9 @@ func (a *app) forgetCmd() *cobra.Command {
 whole tenant, with every derivative: embeddings, index terms, mentions, entities and edges no
 memory supports any more, reconsolidation snapshots, triple copies, consolidated schemas, audit
 payload text and River job error texts. Erased memories stay as tombstones without content.
-The erase is audited with counts, never content.
+The erase is audited with counts, never content. The old row versions and planner statistics
+that still hold the content go when the tables are vacuumed: the erase queues a vacuum request,
+which the worker runs, or 'zbctl vacuum' ('zbctl vacuum --status' shows it).
 
 --dry-run counts what would be removed and removes nothing. --all (the whole tenant named by
 --tenant) needs --yes. A tenant or context erase that the tenant's settings put behind an
@@ -102,6 +104,10 @@ approval queues a request and exits with status 2; an operator runs 'zbctl appro
 			fmt.Fprintf(a.stdout, "%s %s of tenant %s: %d memories", verb, scope, *tenant, rep.Memories)
 		}
 		fmt.Fprintf(a.stdout, " (%d derived erased, %d restored)\n", rep.Derived, rep.Restored)
+		if rep.VacuumRequest > 0 {
+			fmt.Fprintf(a.stdout, "physical cleanup (old row versions, planner statistics) is queued as vacuum request %d: "+
+				"'zbctl vacuum --status' shows it\n", rep.VacuumRequest)
+		}
 		tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "TABLE\tROWS")
 		for _, t := range rep.Tables() {

@@ -145,6 +145,7 @@ Environment:
 	root.AddCommand(a.contextCmd(), a.exportCmd(), a.importCmd(), a.jobsCmd(), a.reviewCmd(), a.reconsolidationCmd(), a.healthCmd(), a.reembedCmd())
 	root.AddCommand(a.approvalCmds()...)
 	root.AddCommand(a.intentionsCmd()) // intentions.go
+	root.AddCommand(a.vacuumCmd())     // vacuum.go
 	return root
 }
 

@@ -12,10 +12,13 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zenbrain/zb/cmd/zbctl/zbctlcli"
+	"github.com/zenbrain/zb/internal/pgcluster"
 	"github.com/zenbrain/zb/internal/zbtest"
 	"github.com/zenbrain/zb/migrate"
 )
@@ -54,6 +57,17 @@ func homeDir(t *testing.T) string {
 	return filepath.Join(dir, "zb")
 }
 
+// devPassword reads the dev cluster's generated password from its cluster.json.
+func devPassword(t *testing.T, home string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(home, "cluster.json"))
+	require.NoError(t, err)
+	var info pgcluster.Info
+	require.NoError(t, json.Unmarshal(b, &info))
+	require.Len(t, info.Password, 32)
+	return info.Password
+}
+
 func postmasterPID(t *testing.T, home string) int {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(home, "data", "postmaster.pid"))
@@ -74,12 +88,25 @@ func TestDevLifecycle(t *testing.T) {
 	require.Contains(t, r.stdout, "created the dev cluster")
 	require.Contains(t, r.stdout, fmt.Sprintf("applied %d zb migrations", numMigrations(t)))
 	pid := postmasterPID(t, home)
+	// The password is shown only by 'dev url'; 'dev up' shows the URL without it and how to
+	// get it.
+	password := devPassword(t, home)
+	require.NotContains(t, r.stdout, password)
+	require.Contains(t, r.stdout, "postgres://zb:"+pgcluster.RedactedPassword+"@127.0.0.1:"+env["ZB_DEV_PORT"]+"/zenbrain")
+	require.Contains(t, r.stdout, `export ZB_DATABASE_URL="$(zbctl dev url)"`)
 
 	// Running it twice changes nothing.
 	r = run(t, env, "dev", "up")
 	require.Zero(t, r.code, r.stderr)
 	require.Contains(t, r.stdout, "migrations up to date")
+	require.NotContains(t, r.stdout, password)
 	require.Equal(t, pid, postmasterPID(t, home))
+	r = run(t, env, "--json", "dev", "up")
+	require.Zero(t, r.code, r.stderr)
+	require.NotContains(t, r.stdout, password)
+	var du map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &du))
+	require.Contains(t, du["url"], "postgres://zb:"+pgcluster.RedactedPassword+"@")
 
 	r = run(t, env, "--json", "migrate", "status")
 	require.Zero(t, r.code, r.stderr)
@@ -110,14 +137,43 @@ func TestDevLifecycle(t *testing.T) {
 
 	r = run(t, env, "--json", "dev", "status")
 	require.Zero(t, r.code, r.stderr)
+	require.NotContains(t, r.stdout, password)
 	var ds map[string]any
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &ds))
 	require.Equal(t, true, ds["running"])
 	require.Equal(t, true, ds["migrations_up_to_date"])
+	require.Contains(t, ds["url"], "postgres://zb:"+pgcluster.RedactedPassword+"@")
+
+	r = run(t, env, "dev", "status")
+	require.Zero(t, r.code, r.stderr)
+	require.NotContains(t, r.stdout, password)
+	require.Contains(t, r.stdout, "postgres://zb:"+pgcluster.RedactedPassword+"@")
 
 	r = run(t, env, "dev", "url")
 	require.Zero(t, r.code, r.stderr)
-	require.Contains(t, r.stdout, "postgres://zb:")
+	require.Equal(t, "postgres://zb:"+password+"@127.0.0.1:"+env["ZB_DEV_PORT"]+"/zenbrain?sslmode=disable", strings.TrimSpace(r.stdout))
+	r = run(t, env, "--json", "dev", "url")
+	require.Zero(t, r.code, r.stderr)
+	require.Contains(t, r.stdout, password)
+
+	// The application login: row-level security applies to it (unbound it sees no tenant's
+	// memories) and it has a statement timeout.
+	r = run(t, env, "dev", "url", "--app")
+	require.Zero(t, r.code, r.stderr)
+	appURL := strings.TrimSpace(r.stdout)
+	require.Equal(t, "postgres://zbapp:"+password+"@127.0.0.1:"+env["ZB_DEV_PORT"]+"/zenbrain?sslmode=disable", appURL)
+	func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		conn, err := pgx.Connect(ctx, appURL)
+		require.NoError(t, err)
+		defer conn.Close(ctx)
+		var timeout string
+		var rls bool
+		require.NoError(t, conn.QueryRow(ctx, "SELECT current_setting('statement_timeout'), row_security_active('zb.memory')").Scan(&timeout, &rls))
+		require.Equal(t, "30s", timeout)
+		require.True(t, rls)
+	}()
 
 	r = run(t, env, "dev", "psql", "--", "-Atc", "SELECT count(*) FROM zb.config WHERE key = 'embedding_dim'")
 	require.Zero(t, r.code, r.stderr)

@@ -62,6 +62,7 @@ type options struct {
 	sweepInterval       time.Duration
 	idleInterval        time.Duration
 	prospectiveInterval time.Duration
+	vacuumInterval      time.Duration
 	sessionIdle         time.Duration
 	jobTimeout          time.Duration
 	rescueAfter         time.Duration
@@ -79,6 +80,11 @@ ZB_HOME, default ./.zb). Several replicas may run on the same database: each job
 
 It serves Prometheus metrics at /metrics, a health check at /healthz and, with --riverui,
 River UI at /riverui. SIGTERM or Ctrl-C stops it gracefully: running jobs finish first.
+
+After erases it vacuums and analyzes zenbrain's tables (--vacuum-interval), so that erased
+content leaves dead row versions and planner statistics. That needs a connection as the
+tables' owner or a superuser; under another role it logs a warning and 'zbctl vacuum', run as
+the owner, does it.
 
 Environment: ZB_DATABASE_URL, ZB_HOME, ZB_EMBEDDER (hash|ollama|openai), ZB_EMBED_MODEL,
 ZB_EMBED_URL, ZB_EMBED_API_KEY, ZB_WORKER_CONCURRENCY, ZB_WORKER_HTTP_ADDR.`,
@@ -113,6 +119,7 @@ ZB_EMBED_URL, ZB_EMBED_API_KEY, ZB_WORKER_CONCURRENCY, ZB_WORKER_HTTP_ADDR.`,
 	f.DurationVar(&o.sweepInterval, "sweep-interval", worker.SweepIntervalDefault, "how often underived memories are swept up (-1ns disables)")
 	f.DurationVar(&o.idleInterval, "idle-interval", worker.IdleIntervalDefault, "how often idle sessions are looked for (-1ns disables)")
 	f.DurationVar(&o.prospectiveInterval, "prospective-interval", worker.ProspectiveTickInterval, "how often due time intentions fire (-1ns disables)")
+	f.DurationVar(&o.vacuumInterval, "vacuum-interval", worker.VacuumIntervalDefault, "how often erased content is vacuumed away, as the tables' owner (-1ns disables)")
 	f.DurationVar(&o.sessionIdle, "session-idle", worker.SessionIdleDefault, "idle time after which a session is consolidated")
 	f.DurationVar(&o.jobTimeout, "job-timeout", worker.JobTimeoutDefault, "longest a job may run")
 	f.DurationVar(&o.rescueAfter, "rescue-after", 0, "running time after which a job of a dead worker is retried (default job-timeout + 1m)")
@@ -170,7 +177,7 @@ func run(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		Pool: pool, Coordinator: co, Concurrency: o.concurrency, Queues: queues, Logger: logger, Metrics: metrics,
 		DecayInterval: o.decayInterval, ReviewInterval: o.reviewInterval, SleepInterval: o.sleepInterval,
 		SweepInterval: o.sweepInterval, IdleInterval: o.idleInterval, ProspectiveInterval: o.prospectiveInterval,
-		SessionIdle: o.sessionIdle, Version: Version,
+		VacuumInterval: o.vacuumInterval, SessionIdle: o.sessionIdle, Version: Version,
 		JobTimeout: o.jobTimeout, RescueStuckJobsAfter: o.rescueAfter,
 	})
 	if err != nil {

@@ -30,11 +30,12 @@ func TestHelpListsSchedules(t *testing.T) {
 	require.Equal(t, 0, code)
 	for _, f := range []string{
 		"--decay-interval", "--review-interval", "--sleep-interval", "--sweep-interval",
-		"--idle-interval", "--prospective-interval",
+		"--idle-interval", "--prospective-interval", "--vacuum-interval",
 	} {
 		require.Contains(t, out, f)
 	}
 	require.Contains(t, out, "how often due time intentions fire (-1ns disables) (default 1m0s)")
+	require.Contains(t, out, "how often erased content is vacuumed away, as the tables' owner (-1ns disables) (default 1m0s)")
 }
 
 // Bad flags and environment fail with exit code 1 and a message naming what is wrong, before any
@@ -54,6 +55,7 @@ func TestBadFlags(t *testing.T) {
 	for _, tc := range []struct{ flag, want string }{
 		{"--prospective-interval", "Config.ProspectiveInterval must be at least 100ms or -1 (disabled), got 1ms"},
 		{"--idle-interval", "Config.IdleInterval must be at least 100ms or -1 (disabled), got 1ms"},
+		{"--vacuum-interval", "Config.VacuumInterval must be at least 100ms or -1 (disabled), got 1ms"},
 	} {
 		code, _, errOut := run(t, nil, "--database-url", url, "--http-addr", "", tc.flag, "1ms")
 		require.Equal(t, 1, code, tc.flag)
@@ -91,7 +93,8 @@ func TestScheduleFlags(t *testing.T) {
 				done <- zbworkercli.RunContext(ctx, []string{
 					"--database-url", url, "--http-addr", "",
 					"--decay-interval", tc.decay, "--review-interval", "-1ns", "--sleep-interval", "-1ns",
-					"--sweep-interval", "-1ns", "--idle-interval", "-1ns", "--prospective-interval", tc.prospective,
+					"--sweep-interval", "-1ns", "--idle-interval", "-1ns", "--vacuum-interval", "-1ns",
+					"--prospective-interval", tc.prospective,
 				}, func(string) string { return "" }, io.Discard, &errOut)
 			}()
 			t.Cleanup(func() { // a failed assertion still stops the worker before the database goes
