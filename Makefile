@@ -20,6 +20,7 @@ FUZZ_TARGETS := \
 	./algorithms/textproc:FuzzTokens:20000 \
 	./algorithms/retrieval:FuzzClassify:20000 \
 	./algorithms/emotion:FuzzTag:20000 \
+	./pma:FuzzEditText:20000 \
 	./integration/reliability:FuzzStore:300 \
 	./integration/reliability:FuzzRecall:300 \
 	./integration/reliability:FuzzImport:300

@@ -29,7 +29,8 @@ const (
 
 // ConsolidateReport counts what one Consolidate call wrote.
 type ConsolidateReport struct {
-	// AlreadyConsolidated reports that the session had been consolidated before: nothing changed.
+	// AlreadyConsolidated reports that the session had been consolidated before and holds no
+	// short-term memory stored since: nothing changed.
 	AlreadyConsolidated bool `json:"already_consolidated,omitempty"`
 	// Turns is the number of short-term memories consolidated.
 	Turns int `json:"turns"`
@@ -59,8 +60,9 @@ type ConsolidateReport struct {
 //     through the provenance of what carries them) and the session's consolidated_at is set;
 //   - one derive job for the new memories (entities, edges, missing embeddings) is enqueued.
 //
-// New memories are AI-generated. A session consolidated before is left alone (idempotent); an
-// unknown session gives ErrNotFound.
+// New memories are AI-generated. A session consolidated before is left alone (idempotent) unless
+// short-term memories were stored into it since (a late turn reopens the session): then those
+// are consolidated. An unknown session gives ErrNotFound.
 func (c *Coordinator) Consolidate(ctx context.Context, tenant string, sessionID uuid.UUID, hook TxHook) (*ConsolidateReport, error) {
 	if err := checkTenant(tenant); err != nil {
 		return nil, err
@@ -72,15 +74,17 @@ func (c *Coordinator) Consolidate(ctx context.Context, tenant string, sessionID 
 		if err != nil {
 			return err
 		}
-		if sess.ConsolidatedAt != nil {
+		turns, err := q.LcSessionTurns(ctx, db.LcSessionTurnsParams{TenantID: tenant, SessionID: sessionID})
+		if err != nil {
+			return err
+		}
+		// A consolidated session is consolidated again only for turns stored after it was
+		// (a late turn reopened it).
+		if sess.ConsolidatedAt != nil && len(turns) == 0 {
 			rep.AlreadyConsolidated = true
 			return nil
 		}
 		sw, err := c.switches(ctx, q, tenant)
-		if err != nil {
-			return err
-		}
-		turns, err := q.LcSessionTurns(ctx, db.LcSessionTurnsParams{TenantID: tenant, SessionID: sessionID})
 		if err != nil {
 			return err
 		}

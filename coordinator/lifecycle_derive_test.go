@@ -2,6 +2,7 @@ package coordinator_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -241,4 +242,57 @@ func TestDeriveBatchMatchesSequential(t *testing.T) {
 	require.Equal(t, 3, queryInt(t, pool, `SELECT count(*) FROM zb.edge WHERE tenant_id = 'batch' AND activation_count = 3`),
 		"Caroline, Melanie Brooks and Berlin co-occur in three memories of the batch")
 	require.Equal(t, derivedState(t, pool, "seq"), derivedState(t, pool, "batch"))
+}
+
+// A reconsolidation changes a memory only to exactly the content its event logs, and rollback
+// restores the row byte for byte — over texts with brackets, quotes, ellipses, dashes, emoji,
+// several scripts and repeated phrases, each updated by a restatement with a new bracketed
+// prefix (the shape that once left "(again]" in a memory).
+func TestReconsolidationWritesWhatItLogs(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	pool, ctx := b.cfg.Pool, ctxT(t)
+	texts := []string{
+		"Jon: Appreciate your advice… it means a lot!",
+		"Caroline: Researching adoption agencies — it's been a dream (for years).",
+		`Melanie: "We painted a sunrise" and then "we painted it again".`,
+		"Jürgen: Er sagte „ja“ und dann »nein« — typisch für ihn!",
+		"Tim: My brother (the older one) moved to Zürich; he loves it there :)",
+		"Gina: The support group was 🌈 amazing [photo: a rainbow flag] honestly.",
+		"Nate: The slides, the slides, the slides {room B} at ten.",
+		"Aiko: 「東京」に行きました。とても楽しかった！",
+	}
+	for i, text := range texts {
+		tenant := fmt.Sprintf("recon-text-%d", i)
+		old := insertMem(t, pool, tenant, memSpec{
+			content: fmt.Sprintf("[a%d] %s", i, text), created: t0.Add(-48 * time.Hour), stability: 7, embed: true, derived: true,
+		})
+		execSQL(t, pool, `INSERT INTO zb.lability_window (tenant_id, memory_id, opened_at, closes_at) VALUES ($1, $2, $3, $4)`,
+			tenant, old, t0.Add(-2*time.Minute), t0.Add(8*time.Minute))
+		rowOf := func() string {
+			var s string
+			require.NoError(t, pool.QueryRow(ctx, `SELECT (to_jsonb(m) - 'content_tsv')::text FROM zb.memory m WHERE id = $1`, old).Scan(&s))
+			return s
+		}
+		before := rowOf()
+		trigger := fmt.Sprintf("[b%d] (again) %s", i, text)
+		n := insertMem(t, pool, tenant, memSpec{content: trigger, created: t0, stability: 7, embed: true})
+		rep, err := b.co.Derive(ctx, jobs.DeriveArgs{TenantID: tenant, MemoryIDs: []int64{n}}, nil)
+		require.NoError(t, err)
+		require.Equal(t, 1, rep.Reconsolidations, text)
+		var evID int64
+		var mode, logged, content string
+		require.NoError(t, pool.QueryRow(ctx, `SELECT e.id, e.mode::text, e.new_content, m.content FROM zb.reconsolidation_event e
+			JOIN zb.memory m ON m.tenant_id = e.tenant_id AND m.id = e.memory_id WHERE e.tenant_id = $1`, tenant).Scan(&evID, &mode, &logged, &content))
+		require.Equal(t, logged, content, "the memory holds exactly what the event logged (%s)", mode)
+		if mode == "selective_edit" || mode == "integration" {
+			require.Equal(t, trigger, content, "the restatement's bracketed prefix replaces the old one whole")
+		}
+		d, err := b.co.ReconsolidationEvent(ctx, tenant, evID)
+		require.NoError(t, err)
+		require.Equal(t, trigger, d.TriggerContent)
+		require.Equal(t, logged, d.LoggedContent)
+		require.NoError(t, b.co.Rollback(ctx, tenant, evID))
+		require.Equal(t, before, rowOf(), "rollback restores the row byte for byte")
+	}
 }

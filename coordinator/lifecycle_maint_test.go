@@ -249,6 +249,29 @@ func TestConsolidateSession(t *testing.T) {
 	require.Equal(t, before, tenantState(t, pool, tenant))
 	_, err = b.co.Consolidate(ctx, tenant, uuid.New(), nil)
 	require.ErrorIs(t, err, coordinator.ErrNotFound)
+
+	// A late turn stored into the consolidated session reopens it: the idle sweep finds it and
+	// consolidation takes the late turn (only it), so no turn stays short-term forever.
+	b.clock.Add(time.Hour)
+	late, err := b.co.Store(ctx, coordinator.StoreInput{TenantID: tenant, Content: "Melanie: One more thing, I adopted a cat!", SessionID: &sess})
+	require.NoError(t, err)
+	require.Equal(t, coordinator.LayerShortTerm, late.Layer)
+	require.Equal(t, 1, queryInt(t, pool, `SELECT count(*) FROM zb.session WHERE id = $1 AND ended_at IS NULL`, sess))
+	b.clock.Add(2 * time.Hour)
+	idle, err := b.co.IdleSessions(ctx, time.Hour, 100)
+	require.NoError(t, err)
+	require.Len(t, idle, 1)
+	require.Equal(t, sess, idle[0].ID)
+	rep, err = b.co.Consolidate(ctx, tenant, sess, nil)
+	require.NoError(t, err)
+	require.False(t, rep.AlreadyConsolidated)
+	require.Equal(t, 1, rep.Turns, "only the late turn")
+	require.Len(t, rep.Episodes, 1)
+	require.Equal(t, "consolidated", queryString(t, pool, `SELECT status::text FROM zb.memory WHERE id = $1`, late.ID))
+	require.Zero(t, queryInt(t, pool, `SELECT count(*) FROM zb.memory WHERE tenant_id = $1 AND layer = 'short_term' AND status = 'active'`, tenant))
+	rep, err = b.co.Consolidate(ctx, tenant, sess, nil)
+	require.NoError(t, err)
+	require.True(t, rep.AlreadyConsolidated)
 }
 
 // The budget never archives a faded memory that carries consolidated sources: it is where their

@@ -52,6 +52,9 @@ type reconSnapshot struct {
 	Row reconRow `json:"row"`
 	// Link is the memory link the event created, removed on rollback.
 	Link *reconLink `json:"link,omitempty"`
+	// Trigger is the content of the memory that triggered the event. (The event's new_content
+	// is the memory's content as the event left it.)
+	Trigger string `json:"trigger,omitempty"`
 }
 
 func rowOf(m db.ZbMemory) reconRow {
@@ -170,8 +173,11 @@ func (d *deriver) reconsolidate(m *db.ZbMemory, vec []float32, ents []int64) err
 	if err != nil {
 		return nil // not labile at that time, or text without words: nothing to reconsolidate
 	}
-	snap := reconSnapshot{Plan: plan.Snapshot, Action: plan.Action, Row: rowOf(old)}
+	snap := reconSnapshot{Plan: plan.Snapshot, Action: plan.Action, Row: rowOf(old), Trigger: m.Content}
 	var resultID *int64
+	// The event logs the memory's content as the event leaves it: a mechanism changes a memory
+	// only to exactly what it logged.
+	content := old.Content
 	switch {
 	case plan.Update != nil && plan.Action != pma.ModeNoop && plan.Action != pma.ModeNewEpisode:
 		u := plan.Update
@@ -199,6 +205,7 @@ func (d *deriver) reconsolidate(m *db.ZbMemory, vec []float32, ents []int64) err
 			terms := textproc.Terms(u.Content, textproc.DetectLang(u.Content))
 			w.Content, w.Terms, w.TermCount = u.Content, nonNil(terms), int32(len(terms))
 			w.Embedding, w.EmbeddingModel, w.DerivedAt = nil, nil, nil
+			content = u.Content
 		}
 		if err := q.LcMemoryRewrite(ctx, w); err != nil {
 			return err
@@ -233,7 +240,6 @@ func (d *deriver) reconsolidate(m *db.ZbMemory, vec []float32, ents []int64) err
 		resultID = &id
 	}
 	trig := m.ID
-	content := m.Content
 	ev, err := q.LcReconEventInsert(ctx, db.LcReconEventInsertParams{
 		TenantID: d.tenant, MemoryID: old.ID, TriggerID: &trig,
 		ResultID: resultID, Mode: string(plan.Mode), RawPe: lcClamp(plan.RawPE, 0, 1.2), EffectivePe: lcClamp(plan.EffectivePE, 0, 3),

@@ -95,6 +95,9 @@ type ReconEventDetail struct {
 	ReconEvent
 	// TriggerContent is the content of the trigger memory when the event happened.
 	TriggerContent string `json:"trigger_content,omitempty"`
+	// LoggedContent is the memory's content as the event left it (the event's new_content):
+	// what the mechanism wrote, and what the memory holds unless something changed it since.
+	LoggedContent string `json:"logged_content,omitempty"`
 	// Before is the memory as the snapshot holds it (what Rollback restores); After the memory
 	// now (nil when it is gone). Changed names the fields that differ.
 	Before  MemoryState  `json:"before"`
@@ -122,10 +125,11 @@ func (c *Coordinator) ReconsolidationEvent(ctx context.Context, tenant string, i
 		return nil, interpretError(fmt.Sprintf("reading reconsolidation event %d", id), err)
 	}
 	var snap struct {
-		Plan   json.RawMessage `json:"plan"`
-		Action string          `json:"action"`
-		Row    reconRow        `json:"row"`
-		Link   json.RawMessage `json:"link"`
+		Plan    json.RawMessage `json:"plan"`
+		Action  string          `json:"action"`
+		Row     reconRow        `json:"row"`
+		Link    json.RawMessage `json:"link"`
+		Trigger string          `json:"trigger"`
 	}
 	if err := json.Unmarshal(ev.Snapshot, &snap); err != nil {
 		return nil, fmt.Errorf("error reading the snapshot of reconsolidation event %d: %w", id, err)
@@ -138,8 +142,9 @@ func (c *Coordinator) ReconsolidationEvent(ctx context.Context, tenant string, i
 	if ev.RollbackReason != nil {
 		out.RollbackNote = *ev.RollbackReason
 	}
+	out.TriggerContent = snap.Trigger
 	if ev.NewContent != nil {
-		out.TriggerContent = *ev.NewContent
+		out.LoggedContent = *ev.NewContent
 	}
 	if len(snap.Link) > 0 && string(snap.Link) != "null" {
 		out.Link = snap.Link

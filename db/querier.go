@@ -609,6 +609,8 @@ type Querier interface {
 	// SessionMarkConsolidated records that a session's short-term memories were consolidated.
 	SessionMarkConsolidated(ctx context.Context, arg SessionMarkConsolidatedParams) error
 	// SessionTouch creates a session or records activity in it (last_activity_at never goes back).
+	// Activity reopens an ended session (ended_at NULL): the idle sweep then consolidates the late
+	// memories, which would otherwise stay short-term forever.
 	SessionTouch(ctx context.Context, arg SessionTouchParams) error
 	// StcActivationPrune deletes the tenant's activation-log rows older than @before and moves its
 	// log horizon there (0027); it returns the rows deleted.

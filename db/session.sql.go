@@ -133,7 +133,7 @@ const sessionTouch = `-- name: SessionTouch :exec
 INSERT INTO zb.session (tenant_id, id, context, started_at, last_activity_at)
 VALUES ($1::text, $2::uuid, $3::text, $4::timestamptz, $4::timestamptz)
 ON CONFLICT (tenant_id, id) DO UPDATE
-SET last_activity_at = greatest(zb.session.last_activity_at, EXCLUDED.last_activity_at)
+SET last_activity_at = greatest(zb.session.last_activity_at, EXCLUDED.last_activity_at), ended_at = NULL
 `
 
 type SessionTouchParams struct {
@@ -144,6 +144,8 @@ type SessionTouchParams struct {
 }
 
 // SessionTouch creates a session or records activity in it (last_activity_at never goes back).
+// Activity reopens an ended session (ended_at NULL): the idle sweep then consolidates the late
+// memories, which would otherwise stay short-term forever.
 func (q *Queries) SessionTouch(ctx context.Context, arg SessionTouchParams) error {
 	_, err := q.db.Exec(ctx, sessionTouch,
 		arg.TenantID,

@@ -117,6 +117,19 @@ func TestEditText(t *testing.T) {
 		{"identical", "Same text.", "Same text.", "Same text.", 0},
 		{"empty new", "Old text.", "  ", "Old text.", 0},
 		{"typographic apostrophe", "Anna’s car is red.", "Anna's car is blue", "Anna’s car is blue.", 1},
+		// Paired delimiters touching a replaced or inserted span come from the new text.
+		{
+			"bracketed prefix", "[a1] Jon: Appreciate your advice… it means a lot!",
+			"[b2] (again) Jon: Appreciate your advice… it means a lot!", "[b2] (again) Jon: Appreciate your advice… it means a lot!", 1,
+		},
+		{"quoted word", `She said "yes" to the offer.`, `She said "no" to the offer`, `She said "no" to the offer.`, 1},
+		{"quotes to brackets", `She said "yes" to the offer.`, `She said (no) to the offer`, `She said (no) to the offer.`, 1},
+		{"brackets the new text lacks stay", "The budget is (5000) euros.", "The budget is 7000 euros", "The budget is (7000) euros.", 1},
+		{"bracketed insertion after punctuation", "Jon: Appreciate it.", "Jon: (really) Appreciate it", "Jon: (really) Appreciate it.", 1},
+		{"insertion before punctuation", "blue, red and green.", "blue sky, red and green", "blue sky, red and green.", 1},
+		{"leading bracketed insertion", "[a1] Jon agrees.", "«Note» [a1] Jon agrees", "«Note» [a1] Jon agrees.", 1},
+		{"trailing bracketed insertion", "Jon agrees.", "Jon agrees (mostly)", "Jon agrees (mostly).", 1},
+		{"German quotes", "Er sagte „ja“ dazu.", "Er sagte „nein“ dazu", "Er sagte „nein“ dazu.", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

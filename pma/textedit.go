@@ -215,7 +215,11 @@ func (h hunk) effective() hunk {
 //   - only old words: nothing happens, because information missing from a
 //     partial restatement is not evidence against it.
 //
-// Text outside the replaced spans, including punctuation and case, is kept
+// Paired delimiters — brackets and quotation marks — touching a span belong
+// to it where the new text has some on that side: "[a1] Jon" with "[b2]
+// (again) Jon" gives "[b2] (again) Jon", never a bracket of one text closed
+// by the other's. Other text outside the replaced spans, including sentence
+// punctuation and case, is kept
 // byte for byte. When the texts share no word the result is new, trimmed.
 // Examples: old "Anna's favourite color is blue." with new "Anna's favourite
 // color is green" gives "Anna's favourite color is green."; old "Anna is 34,
@@ -237,24 +241,185 @@ func EditText(old, new string) (string, []EditHunk) {
 		if h.nj == h.ni {
 			continue // deletion only: keep the old words
 		}
-		repl := new[newW[h.ni].start:newW[h.nj-1].end]
+		ns, ne := newW[h.ni].start, newW[h.nj-1].end
+		nsd, ned := delimitedStart(new, newW, h.ni), delimitedEnd(new, newW, h.nj-1)
+		repl := new[nsd:ned]
 		var e EditHunk
 		switch {
 		case h.oj > h.oi:
-			e = EditHunk{Kind: h.kind, Start: oldW[h.oi].start, End: oldW[h.oj-1].end, New: repl}
+			// The old span takes its touching delimiters along on each side where the new one
+			// brings its own.
+			// So does an old span that would otherwise cut a bracket pair of its own in two.
+			os, oe := oldW[h.oi].start, oldW[h.oj-1].end
+			opens, closes := unmatchedBrackets(old[os:oe])
+			if nsd < ns || closes > 0 {
+				os = delimitedStart(old, oldW, h.oi)
+			}
+			if ned > ne || opens > 0 {
+				oe = delimitedEnd(old, oldW, h.oj-1)
+			}
+			e = EditHunk{Kind: h.kind, Start: os, End: oe, New: repl}
 		case h.kind == HunkLeading:
-			// Insert before the first shared word.
-			at := oldW[h.oj].start
+			// Insert before the first shared word (and its opening delimiters).
+			at := delimitedStart(old, oldW, h.oj)
+			e = EditHunk{Kind: h.kind, Start: at, End: at, New: repl + " "}
+		case h.kind == HunkInterior && strings.TrimSpace(new[newW[h.ni-1].end:nsd]) != "":
+			// The new text puts punctuation between the preceding shared word and the inserted
+			// words ("Jon: (really) Appreciate"): insert before the following shared word, so
+			// that the old text's punctuation stays with the word it follows.
+			at := delimitedStart(old, oldW, h.oj)
 			e = EditHunk{Kind: h.kind, Start: at, End: at, New: repl + " "}
 		default:
-			// Insert after the shared word preceding the region.
-			at := oldW[h.oi-1].end
+			// Insert after the shared word preceding the region (and its closing delimiters).
+			at := delimitedEnd(old, oldW, h.oi-1)
 			e = EditHunk{Kind: h.kind, Start: at, End: at, New: " " + repl}
 		}
 		e.Old = old[e.Start:e.End]
+		e.New = keepApart(old, e.Start, e.End, keepPairs(e.Old, e.New))
 		edits = append(edits, e)
 	}
 	return applyHunks(old, edits), edits
+}
+
+// isDelimiterRune reports whether r is a paired delimiter: a bracket or a
+// quotation mark.
+func isDelimiterRune(r rune) bool {
+	return unicode.In(r, unicode.Ps, unicode.Pe, unicode.Pi, unicode.Pf) || r == '"' || r == '\''
+}
+
+// delimitedStart returns the start of word i of s (words as from splitWords)
+// moved back over the paired delimiters that touch it, not past the end of
+// word i-1.
+func delimitedStart(s string, words []word, i int) int {
+	lo := 0
+	if i > 0 {
+		lo = words[i-1].end
+	}
+	at := words[i].start
+	for at > lo {
+		r, n := utf8.DecodeLastRuneInString(s[lo:at])
+		if !isDelimiterRune(r) {
+			break
+		}
+		at -= n
+	}
+	return at
+}
+
+// delimitedEnd returns the end of word i of s moved forward over the paired
+// delimiters that touch it, not past the start of word i+1.
+func delimitedEnd(s string, words []word, i int) int {
+	hi := len(s)
+	if i+1 < len(words) {
+		hi = words[i+1].start
+	}
+	at := words[i].end
+	for at < hi {
+		r, n := utf8.DecodeRuneInString(s[at:hi])
+		if !isDelimiterRune(r) {
+			break
+		}
+		at += n
+	}
+	return at
+}
+
+// unmatchedBrackets returns how many round, square and curly brackets of s
+// open without closing in s, and how many close without opening in it.
+func unmatchedBrackets(s string) (opens, closes int) {
+	unmatched, _ := bracketPairs(s)
+	for i := range unmatched {
+		if strings.IndexByte("([{", s[i]) >= 0 {
+			opens++
+		} else {
+			closes++
+		}
+	}
+	return opens, closes
+}
+
+// keepPairs makes a hunk's replacement repl of old span oldSpan keep the text's
+// bracket pairs whole: brackets of repl without their partner in repl are
+// dropped (the new text's pair is cut by a shared word), and brackets of
+// oldSpan without their partner in it stay (unmatched closers before the
+// replacement, unmatched openers after it), since their partners lie outside
+// the span. An edit thus never opens or closes a pair the texts do not.
+func keepPairs(oldSpan, repl string) string {
+	_, keep := bracketPairs(repl)
+	var b strings.Builder
+	unmatched, _ := bracketPairs(oldSpan)
+	for i, r := range oldSpan {
+		if unmatched[i] && (r == ')' || r == ']' || r == '}') {
+			b.WriteRune(r)
+		}
+	}
+	for i, r := range repl {
+		if keep[i] || !isBracketRune(r) {
+			b.WriteRune(r)
+			continue
+		}
+		// A dropped bracket inside the replacement leaves what it separated apart.
+		prev, _ := utf8.DecodeLastRuneInString(repl[:i])
+		next, _ := utf8.DecodeRuneInString(repl[i+1:])
+		if i > 0 && i+1 < len(repl) && !unicode.IsSpace(prev) && !unicode.IsSpace(next) {
+			b.WriteByte(' ')
+		}
+	}
+	for i, r := range oldSpan {
+		if unmatched[i] && (r == '(' || r == '[' || r == '{') {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// keepApart returns repl, the replacement of old[start:end], with a space
+// added on a side where it would otherwise join a word of old into one of its
+// own.
+func keepApart(old string, start, end int, repl string) string {
+	first, _ := utf8.DecodeRuneInString(repl)
+	last, _ := utf8.DecodeLastRuneInString(repl)
+	before, _ := utf8.DecodeLastRuneInString(old[:start])
+	after, _ := utf8.DecodeRuneInString(old[end:])
+	if repl != "" && start > 0 && joins(before, first) {
+		repl = " " + repl
+	}
+	if repl != "" && end < len(old) && joins(last, after) {
+		repl += " "
+	}
+	return repl
+}
+
+// joins reports whether runes a and b side by side belong to one word.
+func joins(a, b rune) bool {
+	return (isWordRune(a) || isApostropheRune(a)) && (isWordRune(b) || isApostropheRune(b))
+}
+
+func isBracketRune(r rune) bool { return strings.ContainsRune("()[]{}", r) }
+
+// bracketPairs returns, by byte offset, the round, square and curly brackets
+// of s without a partner in s (unmatched) and those with one (matched).
+func bracketPairs(s string) (unmatched, matched map[int]bool) {
+	unmatched, matched = map[int]bool{}, map[int]bool{}
+	var stack []int
+	partner := map[rune]rune{')': '(', ']': '[', '}': '{'}
+	for i, r := range s {
+		switch r {
+		case '(', '[', '{':
+			stack = append(stack, i)
+		case ')', ']', '}':
+			if n := len(stack); n > 0 && rune(s[stack[n-1]]) == partner[r] {
+				matched[stack[n-1]], matched[i] = true, true
+				stack = stack[:n-1]
+			} else {
+				unmatched[i] = true
+			}
+		}
+	}
+	for _, i := range stack {
+		unmatched[i] = true
+	}
+	return unmatched, matched
 }
 
 // applyHunks splices the hunks into s; hunks must not overlap.

@@ -1,9 +1,11 @@
 -- name: SessionTouch :exec
 -- SessionTouch creates a session or records activity in it (last_activity_at never goes back).
+-- Activity reopens an ended session (ended_at NULL): the idle sweep then consolidates the late
+-- memories, which would otherwise stay short-term forever.
 INSERT INTO zb.session (tenant_id, id, context, started_at, last_activity_at)
 VALUES (@tenant_id::text, @id::uuid, @context::text, @now::timestamptz, @now::timestamptz)
 ON CONFLICT (tenant_id, id) DO UPDATE
-SET last_activity_at = greatest(zb.session.last_activity_at, EXCLUDED.last_activity_at);
+SET last_activity_at = greatest(zb.session.last_activity_at, EXCLUDED.last_activity_at), ended_at = NULL;
 
 -- name: SessionEnd :one
 -- SessionEnd marks an open session ended and returns it; an ended session is returned unchanged.

@@ -104,6 +104,9 @@ compares with the memory now and 'rollback' restores exactly.`,
 			fmt.Fprintf(w, "trigger:  %s\n", textproc.OneLine(d.TriggerContent, 100))
 		}
 		fmt.Fprintf(w, "before:   %s  [confidence %.2f]\n", textproc.OneLine(d.Before.Content, 100), d.Before.Confidence)
+		if d.LoggedContent != "" {
+			fmt.Fprintf(w, "wrote:    %s\n", textproc.OneLine(d.LoggedContent, 100))
+		}
 		if d.After == nil {
 			fmt.Fprintln(w, "now:      (the memory is gone)")
 			return nil
