@@ -172,6 +172,13 @@ func IsRetryable(err error) bool {
 	return connectionLost(err)
 }
 
+// isForeignKeyViolation reports whether err is a foreign key violation (23503): a row names a
+// tenant (or another row) that does not exist.
+func isForeignKeyViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == pgerrcode.ForeignKeyViolation
+}
+
 // isLockTimeout reports whether err is a lock_timeout (55P03).
 func isLockTimeout(err error) bool {
 	var pgErr *pgconn.PgError

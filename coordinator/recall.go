@@ -174,8 +174,8 @@ func (t RecallTiming) String() string {
 // generation in one SQL round trip (per layer top-K by cosine and by BM25; in a large tenant the
 // two halves at the same time on two connections, then their join), magnitude fusion
 // with class weights, Two-Factor boost, floored retrievability, dedup and top k; then the side
-// effects in one short transaction. A tenant that does not exist gives ErrNotFound (with
-// ReadOnly: an empty result).
+// effects in one short transaction. A tenant that does not exist (has stored nothing) recalls
+// nothing, without error and without side effects.
 func (c *Coordinator) Recall(ctx context.Context, tenant, query string, opts *RecallOpts) (*RecallResult, error) {
 	if opts == nil {
 		opts = &RecallOpts{}
@@ -367,6 +367,9 @@ func (c *Coordinator) Recall(ctx context.Context, tenant, query string, opts *Re
 		out.SideEffects, out.Touched = true, touched
 	case isLockTimeout(err):
 		// Skipped: recall never waits on a sleep or decay run.
+	case len(out.Results) == 0 && isForeignKeyViolation(err):
+		// A tenant that has stored nothing yet (an agent's first "what do you know about
+		// me?") recalls nothing, without error: there is nothing to record.
 	default:
 		return nil, interpretError("recording recall side effects", err)
 	}

@@ -52,13 +52,19 @@ func TestBadInputWritesNothing(t *testing.T) {
 	require.ErrorIs(t, err, coordinator.ErrUnknownLayer)
 	_, err = b.co.Recall(ctx, "bad", "", nil)
 	require.ErrorIs(t, err, coordinator.ErrEmptyContent)
-	// Unknown tenant: ErrNotFound (ReadOnly: empty).
-	_, err = b.co.Recall(ctx, "ghost", "anything", nil)
-	require.ErrorIs(t, err, coordinator.ErrNotFound)
-	require.ErrorContains(t, err, "no such tenant", "says what was not found")
-	res, err := b.co.Recall(ctx, "ghost", "anything", &coordinator.RecallOpts{ReadOnly: true})
+	// A tenant that has stored nothing recalls nothing, without error or side effects (an
+	// agent's first call), read-only or not.
+	res, err := b.co.Recall(ctx, "ghost", "what do you know about me?", nil)
 	require.NoError(t, err)
 	require.Empty(t, res.Results)
+	require.False(t, res.SideEffects)
+	require.EqualValues(t, 0, count(t, b, "SELECT count(*) FROM zb.tenant WHERE id = 'ghost'"))
+	res, err = b.co.Recall(ctx, "ghost", "anything", &coordinator.RecallOpts{ReadOnly: true})
+	require.NoError(t, err)
+	require.Empty(t, res.Results)
+	block, err := b.co.Context(ctx, "ghost", nil, "what do you know about me?", 250)
+	require.NoError(t, err)
+	require.NotNil(t, block)
 
 	// An embedder of the wrong dimension or returning NaN.
 	pool := b.cfg.Pool
