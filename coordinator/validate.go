@@ -11,11 +11,22 @@ import (
 	"github.com/pgvector/pgvector-go"
 )
 
+// TenantPattern is the regular expression every tenant id matches; TenantRule says it in words.
+const TenantPattern = `^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$`
+
+// TenantRule describes the valid tenant ids (TenantPattern), for messages about a bad one.
+const TenantRule = "a tenant id is 1 to 128 characters: a letter or digit, then letters, digits, _ . : @ or -"
+
 var (
-	tenantRE  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$`)
+	tenantRE  = regexp.MustCompile(TenantPattern)
 	contextRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]{0,63}$`)
 	labelMax  = 200
 )
+
+// CheckTenant reports whether id is a valid tenant id (TenantRule): nil, or an error wrapping
+// ErrInvalidTenant. Every Coordinator method that takes a tenant checks it the same way; callers
+// such as a CLI check a tenant with it before connecting.
+func CheckTenant(id string) error { return checkTenant(id) }
 
 func checkTenant(id string) error {
 	if !tenantRE.MatchString(id) {

@@ -113,7 +113,7 @@ func TestMigrationsUpDownUpIdenticalCatalog(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 1, st.Pending)
 
-	_, err = m.Down(ctx, &migrate.DownOpts{All: true})
+	_, err = m.Down(ctx, &migrate.DownOpts{All: true, Yes: true})
 	require.NoError(t, err)
 	require.Empty(t, catalog(ctx, t, pool), "down --all leaves nothing of zb, zb_meta or river")
 

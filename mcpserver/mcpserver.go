@@ -13,6 +13,9 @@
 //	           topics asked about but little known, with a suggested action
 //
 // and the resource zenbrain://core, the tenant's core memories as text.
+//
+// A required argument that is missing, null or of the wrong JSON type is a tool error that names
+// it ("query must be a non-empty string"); a null optional argument takes its default.
 package mcpserver
 
 import (
@@ -119,6 +122,7 @@ func New(cfg *Config) (*mcp.Server, error) {
 	}
 	co, tenant := cfg.Coordinator, cfg.Tenant
 	s := mcp.NewServer(&mcp.Implementation{Name: "zenbrain", Version: cfg.Version}, nil)
+	s.AddReceivingMiddleware(checkArgs) // args.go
 
 	mcp.AddTool(s, &mcp.Tool{Name: "remember", Description: "Store a memory. Without a layer, zenbrain routes it (facts, episodes, skills, identity)."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in RememberIn) (*mcp.CallToolResult, RememberOut, error) {

@@ -4,10 +4,22 @@
 //
 // # Safety
 //
-// A run takes a transaction-scoped advisory lock, so concurrent runs (several replicas starting
-// at once) serialize, and it applies everything in that one transaction: a failure leaves the
-// database exactly as it was. Applied migrations are recorded with a SHA-256 checksum in
-// zb_meta.migration; an applied migration whose file has since changed is refused.
+// A run holds an advisory lock, so concurrent runs (several replicas starting at once)
+// serialize. Up applies zb's pending migrations in one transaction, so a failure there leaves
+// the database exactly as it was; River's follow, each in its own transaction as River
+// requires (one uses an enum value an earlier one adds), and a run that fails among them is
+// completed by the next. Down runs River's and zb's down migrations in one transaction: a
+// failure anywhere leaves the database exactly as it was. Applied migrations are recorded with
+// a SHA-256 checksum in zb_meta.migration; an applied migration whose file has since changed
+// is refused.
+//
+// Before reverting, Down counts what the down migrations would remove; a revert that removes
+// data needs an explicit confirmation (DownOpts.Yes).
+//
+// # Schema version
+//
+// CheckSchema tells a program whose database lacks some of its migrations so, in one query,
+// before a missing column fails a query with a bare SQL error.
 //
 // # Embedding dimension
 //
@@ -142,11 +154,22 @@ type Opts struct {
 
 // DownOpts are the options of Down.
 type DownOpts struct {
-	// Steps is the number of zb migrations to revert. 0 means 1. Ignored when All is set.
+	// Steps is the number of zb migrations to revert. Defaults to 1 (0 means 1); negative is
+	// refused. Ignored when All is set.
 	Steps int
 
-	// All reverts every zb migration and River's, and drops the bookkeeping schema.
+	// All reverts every River and zb migration and drops the bookkeeping schema: every memory
+	// and job is deleted. It needs Yes.
 	All bool
+
+	// Yes confirms a revert that removes data: All, or down migrations that drop a non-empty
+	// table or column, or delete or rewrite rows. Without it such a revert is refused with a
+	// *ConfirmationRequiredError and nothing changes.
+	Yes bool
+
+	// DryRun counts what the revert would remove (Result.Drops) and lists the migrations it
+	// would revert, then rolls back: nothing changes, and Yes is not needed.
+	DryRun bool
 }
 
 // Applied is one applied migration.
@@ -159,10 +182,19 @@ type Applied struct {
 
 // Result reports what a run changed.
 type Result struct {
-	Applied      []string `json:"applied"`
-	Reverted     []string `json:"reverted"`
-	River        []int    `json:"river_versions"`
-	EmbeddingDim int      `json:"embedding_dim"`
+	// Applied lists the zb migrations applied ("0034_integrity").
+	Applied []string `json:"applied"`
+	// Reverted lists the zb migrations reverted, newest first (with DryRun: would revert).
+	Reverted []string `json:"reverted"`
+	// River lists River's migration versions applied or reverted.
+	River []int `json:"river_versions"`
+	// EmbeddingDim is the install's embedding dimension (Up).
+	EmbeddingDim int `json:"embedding_dim"`
+	// Drops is what Down removed (with DryRun: would remove), counted before it ran, empty
+	// tables included.
+	Drops []Drop `json:"drops,omitempty"`
+	// DryRun is set when Down only counted and changed nothing.
+	DryRun bool `json:"dry_run,omitempty"`
 }
 
 // MigrationStatus is the state of one migration.
@@ -319,7 +351,13 @@ func (m *Migrator) upTx(ctx context.Context, tx pgx.Tx, opts *Opts, res *Result)
 }
 
 // Down reverts migrations in one transaction: the last Steps zb migrations, or with All every
-// zb and River migration and the bookkeeping schema.
+// River and zb migration and the bookkeeping schema. A failure anywhere, River's down
+// migrations included, leaves the database exactly as it was.
+//
+// Before anything runs, Down counts what the down migrations remove (tables with their rows,
+// columns with their non-null values, rows deleted or rewritten; see Drop) and reports it in
+// Result.Drops. When something would be removed, or All is set, and Yes is not, it refuses
+// with a *ConfirmationRequiredError listing it, and changes nothing.
 func (m *Migrator) Down(ctx context.Context, opts *DownOpts) (*Result, error) {
 	if opts == nil {
 		opts = &DownOpts{}
@@ -328,40 +366,51 @@ func (m *Migrator) Down(ctx context.Context, opts *DownOpts) (*Result, error) {
 		return nil, fmt.Errorf("%w: steps must be positive, got %d", ErrInvalidOpts, opts.Steps)
 	}
 	steps := cmp.Or(opts.Steps, 1)
-	res := &Result{}
+	res := &Result{DryRun: opts.DryRun}
 	err := m.withLock(ctx, func(conn *pgxpool.Conn) error {
-		if opts.All {
-			var riverExists bool
-			if err := conn.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", RiverSchema+".river_migration").Scan(&riverExists); err != nil {
-				return fmt.Errorf("error checking River's schema: %w", err)
-			}
-			if riverExists {
-				rr, err := m.river.Migrate(ctx, rivermigrate.DirectionDown, &rivermigrate.MigrateOpts{TargetVersion: -1})
-				if err != nil {
-					return fmt.Errorf("error reverting River migrations: %w", err)
-				}
-				for _, v := range rr.Versions {
-					res.River = append(res.River, v.Version)
-				}
-			}
-		}
 		return inTx(ctx, conn, func(tx pgx.Tx) error { return m.downTx(ctx, tx, opts, steps, res) })
 	})
+	if errors.Is(err, errDryRun) {
+		return res, nil
+	}
 	if err != nil {
 		return nil, err
 	}
 	return res, nil
 }
 
+// errDryRun rolls back a dry run's transaction.
+var errDryRun = errors.New("dry run")
+
 func (m *Migrator) downTx(ctx context.Context, tx pgx.Tx, opts *DownOpts, steps int, res *Result) error {
-	{
-		var exists bool
-		if err := tx.QueryRow(ctx, "SELECT to_regclass('zb_meta.migration') IS NOT NULL").Scan(&exists); err != nil {
-			return fmt.Errorf("error checking migration bookkeeping: %w", err)
+	var exists, riverExists bool
+	if err := tx.QueryRow(ctx, "SELECT to_regclass('zb_meta.migration') IS NOT NULL, to_regclass($1) IS NOT NULL",
+		RiverSchema+".river_migration").Scan(&exists, &riverExists); err != nil {
+		return fmt.Errorf("error checking migration bookkeeping: %w", err)
+	}
+
+	// What to revert: River's migrations (All only) and then zb's, newest first.
+	var plan []downStep
+	var river []rivermigrate.Migration
+	if opts.All && riverExists {
+		existing, err := m.river.ExistingVersionsTx(ctx, tx)
+		if err != nil {
+			return fmt.Errorf("error reading River's migrations: %w", err)
 		}
-		if !exists {
-			return nil
+		for i := len(existing) - 1; i >= 0; i-- {
+			mig, err := m.river.GetVersion(existing[i].Version)
+			if err != nil {
+				return fmt.Errorf("error reading River's migration %d: %w", existing[i].Version, err)
+			}
+			river = append(river, mig)
+			plan = append(plan, downStep{
+				label: fmt.Sprintf("river %03d (%s)", mig.Version, mig.Name),
+				sql:   strings.ReplaceAll(mig.SQLDown, "/* TEMPLATE: schema */", RiverSchema+"."),
+			})
 		}
+	}
+	var zb []Migration
+	if exists {
 		applied, err := appliedMigrations(ctx, tx)
 		if err != nil {
 			return err
@@ -380,21 +429,73 @@ func (m *Migrator) downTx(ctx context.Context, tx pgx.Tx, opts *DownOpts, steps 
 				return fmt.Errorf("database has migration %d, which this zbctl does not know: use the zbctl of that release to revert it", v)
 			}
 			mig := m.migrations[v-1]
-			if _, err := tx.Exec(ctx, mig.Down); err != nil {
-				return fmt.Errorf("error reverting migration %04d_%s: %w", mig.Version, mig.Name, err)
-			}
-			if _, err := tx.Exec(ctx, "DELETE FROM zb_meta.migration WHERE version = $1", v); err != nil {
-				return fmt.Errorf("error unrecording migration %04d_%s: %w", mig.Version, mig.Name, err)
-			}
-			res.Reverted = append(res.Reverted, fmt.Sprintf("%04d_%s", mig.Version, mig.Name))
+			zb = append(zb, mig)
+			plan = append(plan, downStep{label: fmt.Sprintf("%04d_%s", mig.Version, mig.Name), sql: mig.Down})
 		}
-		if opts.All {
-			if _, err := tx.Exec(ctx, "DROP TABLE zb_meta.migration; DROP SCHEMA zb_meta; DROP SCHEMA IF EXISTS "+RiverSchema); err != nil {
-				return fmt.Errorf("error dropping migration bookkeeping: %w", err)
-			}
-		}
-		return nil
 	}
+
+	drops, err := planDrops(ctx, tx, plan)
+	if err != nil {
+		return err
+	}
+	res.Drops = drops
+	var reverting []string
+	for _, mig := range zb {
+		reverting = append(reverting, fmt.Sprintf("%04d_%s", mig.Version, mig.Name))
+	}
+	var riverVersions []int
+	for _, mig := range river {
+		riverVersions = append(riverVersions, mig.Version)
+	}
+	losesData := slices.ContainsFunc(drops, Drop.LosesData)
+	if opts.DryRun {
+		res.Reverted, res.River = reverting, riverVersions
+		return errDryRun
+	}
+	if (losesData || opts.All && len(zb)+len(river) > 0) && !opts.Yes {
+		return &ConfirmationRequiredError{All: opts.All, Reverting: reverting, River: riverVersions, Drops: drops}
+	}
+
+	if len(river) > 0 {
+		// River's own down migrations rebuild indexes over river_job (006 rebuilds the unique
+		// index of 005, which the rows of River's newer uniqueness scheme can violate), and 002
+		// drops the table: every job goes anyway, so empty it first. TRUNCATE is not subject
+		// to row-level security.
+		if _, err := tx.Exec(ctx, "DO $$ BEGIN IF to_regclass('"+RiverSchema+".river_job') IS NOT NULL THEN "+
+			"TRUNCATE "+RiverSchema+".river_job; END IF; END $$"); err != nil {
+			return fmt.Errorf("error emptying River's job table: %w", err)
+		}
+		// MigrateTx is deprecated because some of River's up migrations cannot share a
+		// transaction (an enum value added and used); its down migrations can, and must, so
+		// that a failure leaves River's schema as it was.
+		rr, err := m.river.MigrateTx(ctx, tx, rivermigrate.DirectionDown, //nolint:staticcheck // see above
+			&rivermigrate.MigrateOpts{TargetVersion: -1})
+		if err != nil {
+			return fmt.Errorf("error reverting River migrations (nothing was changed): %w", err)
+		}
+		for _, v := range rr.Versions {
+			res.River = append(res.River, v.Version)
+		}
+	}
+	for _, mig := range zb {
+		if _, err := tx.Exec(ctx, mig.Down); err != nil {
+			return fmt.Errorf("error reverting migration %04d_%s (nothing was changed): %w", mig.Version, mig.Name, err)
+		}
+		if _, err := tx.Exec(ctx, "DELETE FROM zb_meta.migration WHERE version = $1", mig.Version); err != nil {
+			return fmt.Errorf("error unrecording migration %04d_%s: %w", mig.Version, mig.Name, err)
+		}
+		res.Reverted = append(res.Reverted, fmt.Sprintf("%04d_%s", mig.Version, mig.Name))
+	}
+	if opts.All {
+		ddl := "DROP SCHEMA IF EXISTS " + RiverSchema
+		if exists {
+			ddl = "DROP TABLE zb_meta.migration; DROP SCHEMA zb_meta; " + ddl
+		}
+		if _, err := tx.Exec(ctx, ddl); err != nil {
+			return fmt.Errorf("error dropping migration bookkeeping (nothing was changed): %w", err)
+		}
+	}
+	return nil
 }
 
 // Status reports which migrations are applied, River's version and the install's settings.

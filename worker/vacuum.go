@@ -21,11 +21,17 @@ type vacuumWorker struct {
 	w *Worker
 }
 
-// Timeout lifts Config.JobTimeout from the vacuum job: VACUUM of a large table (its HNSW index
-// above all) may run longer, and a run cut short would start over from the first table. Stopping
-// the worker still cancels it, and the advisory lock of VacuumErased keeps a second run (a job
-// River rescued meanwhile) from vacuuming at the same time.
-func (v *vacuumWorker) Timeout(*river.Job[jobs.VacuumArgs]) time.Duration { return -1 }
+// VacuumJobTimeout is the timeout of the vacuum job, in place of Config.JobTimeout: VACUUM of a
+// large table (its HNSW index above all) may run longer, and a run cut short would start over
+// from the first table. It is finite on purpose: River never rescues a running job without a
+// timeout, so a vacuum job whose worker died would stay running for ever and, unique while
+// running, keep the schedule from queueing another. River rescues it this long after it started.
+const VacuumJobTimeout = 6 * time.Hour
+
+// Timeout is VacuumJobTimeout. Stopping the worker still cancels the job, and the advisory lock
+// of VacuumErased keeps a second run (a job River rescued meanwhile) from vacuuming at the same
+// time.
+func (v *vacuumWorker) Timeout(*river.Job[jobs.VacuumArgs]) time.Duration { return VacuumJobTimeout }
 
 func (v *vacuumWorker) Work(ctx context.Context, job *river.Job[jobs.VacuumArgs]) error {
 	rep, err := v.w.cfg.Coordinator.VacuumErased(ctx, &coordinator.VacuumOpts{Hook: complete(job)})

@@ -35,6 +35,7 @@ const (
 	SessionIdleDefault    = 30 * time.Minute
 	HeartbeatDefault      = 10 * time.Second
 	JobTimeoutDefault     = 10 * time.Minute
+	RescueMarginDefault   = time.Minute
 	BatchLimitDefault     = 500
 	NotifyChannel         = "zb_memory_inserted"
 )
@@ -93,11 +94,28 @@ type Config struct {
 	// Heartbeat is the interval of the zb.worker_heartbeat row. Defaults to HeartbeatDefault.
 	Heartbeat time.Duration
 
-	// JobTimeout bounds one job. Defaults to JobTimeoutDefault.
+	// JobTimeout bounds one attempt of a job: River cancels the job's context when it has run
+	// this long, and the job's transaction rolls back. Defaults to JobTimeoutDefault (10
+	// minutes: the longest jobs, a sleep of a large tenant or a re-embedding batch through a slow
+	// provider, take minutes). Must be positive. The vacuum job has a timeout of its own
+	// (VacuumJobTimeout).
 	JobTimeout time.Duration
 
-	// RescueStuckJobsAfter is how long a job may stay running before another worker takes it
-	// back (its worker died). Defaults to JobTimeout + 1 minute.
+	// RescueStuckJobsAfter is how long a job may stay running before River's rescuer takes it
+	// for abandoned by a worker that died (killed, crashed, its machine lost) and makes it
+	// available again as a retry. Defaults to JobTimeout + RescueMarginDefault (11 minutes
+	// with the default JobTimeout). It must be at least JobTimeout (River's constraint): a job
+	// within its timeout may still be running on a live worker.
+	//
+	// The trade-off: a job whose worker died waits this long before another worker runs it; a
+	// job that really runs longer than this is run a second time, in parallel. Since River
+	// cancels a job at JobTimeout, only a job that ignores its cancellation runs that long (the
+	// margin covers the time from the cancellation to the rollback), and a second run costs
+	// work, not correctness: every job is idempotent and completes in the transaction that
+	// writes its effects. A shorter wait therefore comes from a shorter JobTimeout, for
+	// workloads whose jobs are known to be short. Derivation does not wait for the rescue: the
+	// sweep (SweepInterval) queues a new derive job for each tenant with underived memories. A
+	// kind with a longer timeout of its own (vacuum) is rescued only after that timeout.
 	RescueStuckJobsAfter time.Duration
 
 	// BatchLimit bounds the memories one decay or review job handles. Defaults to
@@ -134,7 +152,7 @@ func (c *Config) withDefaults() Config {
 	o.SessionIdle = cmp.Or(o.SessionIdle, SessionIdleDefault)
 	o.Heartbeat = cmp.Or(o.Heartbeat, HeartbeatDefault)
 	o.JobTimeout = cmp.Or(o.JobTimeout, JobTimeoutDefault)
-	o.RescueStuckJobsAfter = cmp.Or(o.RescueStuckJobsAfter, o.JobTimeout+time.Minute)
+	o.RescueStuckJobsAfter = cmp.Or(o.RescueStuckJobsAfter, o.JobTimeout+RescueMarginDefault)
 	o.BatchLimit = cmp.Or(o.BatchLimit, BatchLimitDefault)
 	if o.ID == "" {
 		host, _ := os.Hostname()
@@ -167,6 +185,9 @@ func (c *Config) validate() error {
 		if d != -1 && d < 100*time.Millisecond {
 			return fmt.Errorf("worker: Config.%s must be at least 100ms or -1 (disabled), got %s", name, d)
 		}
+	}
+	if c.JobTimeout <= 0 {
+		return fmt.Errorf("worker: Config.JobTimeout must be positive, got %s", c.JobTimeout)
 	}
 	if c.RescueStuckJobsAfter < c.JobTimeout {
 		return fmt.Errorf("worker: Config.RescueStuckJobsAfter (%s) must be at least JobTimeout (%s)", c.RescueStuckJobsAfter, c.JobTimeout)
@@ -240,7 +261,17 @@ func New(cfg *Config) (*Worker, error) {
 	addPeriodic(c.ProspectiveInterval, KindProspectiveTick, ProspectiveTickArgs{}, true) // prospective.go
 	addPeriodic(c.VacuumInterval, jobs.KindVacuum, jobs.VacuumArgs{}, true)              // vacuum.go
 
-	client, err := river.NewClient(riverpgxv5.New(c.Pool), &river.Config{
+	client, err := river.NewClient(riverpgxv5.New(c.Pool), c.riverConfig(queues, workers, periodic))
+	if err != nil {
+		return nil, fmt.Errorf("error creating River client: %w", err)
+	}
+	w.client = client
+	return w, nil
+}
+
+// riverConfig is the River client's configuration for c (after withDefaults).
+func (c *Config) riverConfig(queues map[string]river.QueueConfig, workers *river.Workers, periodic []*river.PeriodicJob) *river.Config {
+	return &river.Config{
 		ID:           c.ID,
 		Schema:       migrate.RiverSchema,
 		Queues:       queues,
@@ -251,12 +282,7 @@ func New(cfg *Config) (*Worker, error) {
 		RescueStuckJobsAfter: c.RescueStuckJobsAfter,
 		Logger:               c.Logger,
 		MaxAttempts:          10,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("error creating River client: %w", err)
 	}
-	w.client = client
-	return w, nil
 }
 
 // Client returns the River client (for inserting jobs and for River UI).

@@ -339,12 +339,15 @@ func probeFunctions(t *testing.T, e *env, tx pgx.Tx, b *world) {
 		"lexical_stat_compact":     {"SELECT zb.lexical_stat_compact('tenant-b')", empty},
 		"tenant_approval_required": {"SELECT count(*) FROM (SELECT zb.tenant_approval_required('tenant-b', 'core_overwrite') AS r) x WHERE r", empty},
 		"remember":                 {"SELECT zb.remember('tenant-b', 'planted by tenant A')", denied},
-		"forget":                   {fmt.Sprintf("SELECT zb.forget('tenant-b', %d)", b.plain), denied},
-		"erase":                    {"SELECT zb.erase('tenant-b', 'tenant')", denied},
-		"erase_memories":           {fmt.Sprintf("SELECT zb.erase_memories('tenant-b', ARRAY[%d::bigint], now())", b.plain), denied},
-		"erase_bind":               {"SELECT zb.erase_bind('tenant-b')", denied},
-		"apply_retention":          {"SELECT zb.apply_retention('tenant-b', now() + interval '100 years') ->> 'memory'", empty},
-		"job_counts":               {"SELECT count(*) FROM zb.job_counts()", denied},
+		"remember_insert": {
+			"SELECT zb.remember_insert('tenant-b', 'planted by tenant A', 'semantic', 'default', '{}', NULL, NULL, NULL, NULL, now())", denied,
+		},
+		"forget":          {fmt.Sprintf("SELECT zb.forget('tenant-b', %d)", b.plain), denied},
+		"erase":           {"SELECT zb.erase('tenant-b', 'tenant')", denied},
+		"erase_memories":  {fmt.Sprintf("SELECT zb.erase_memories('tenant-b', ARRAY[%d::bigint], now())", b.plain), denied},
+		"erase_bind":      {"SELECT zb.erase_bind('tenant-b')", denied},
+		"apply_retention": {"SELECT zb.apply_retention('tenant-b', now() + interval '100 years') ->> 'memory'", empty},
+		"job_counts":      {"SELECT count(*) FROM zb.job_counts()", denied},
 		// River's jobs of one kind, counted under row-level security: as many as the bound
 		// tenant's jobs of that kind.
 		"job_kind_counts": {"SELECT (SELECT coalesce(sum(n), 0) FROM zb.job_kind_counts('zb_derive')) - " +

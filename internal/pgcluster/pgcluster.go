@@ -36,6 +36,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/jackc/pgerrcode"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // PortDefault is the loopback TCP port of the dev cluster when Config.Port is 0 and
@@ -397,17 +400,29 @@ func (c *Cluster) socketDir() (string, error) {
 	return dir, c.chown(dir)
 }
 
-// Running reports whether the server is running (pg_ctl status).
+// Running reports whether the server is running: pg_ctl status finds it, and the postmaster
+// of postmaster.pid is alive. A postmaster that died (a crash, SIGKILL) but was not reaped yet
+// is a zombie, which pg_ctl status still takes for a running server.
 func (c *Cluster) Running(ctx context.Context) bool {
 	if !c.Initialized() {
 		return false
 	}
-	_, err := c.run(ctx, "pg_ctl", "status", "-D", c.dataDir())
-	return err == nil
+	if _, err := c.run(ctx, "pg_ctl", "status", "-D", c.dataDir()); err != nil {
+		return false
+	}
+	pid := c.postmasterPID()
+	return pid > 0 && processAlive(pid)
 }
 
-// Start starts the server and waits until it accepts connections. It does nothing when the
-// server is already running.
+// ReadyTimeoutDefault is how long Start waits for the server to accept connections.
+const ReadyTimeoutDefault = 60 * time.Second
+
+// Start starts the server and waits until it accepts connections (a real connection to the
+// postgres database over TCP succeeds, as pg_isready checks) for up to ReadyTimeoutDefault;
+// when it does not, the error names the server log. A server that is already running is not
+// started again, but Start still waits until it accepts connections (it may be starting up
+// or recovering from a crash). After a crash, Start removes the lock files of the dead
+// postmaster when they would stop the new one (see clearStaleLock).
 func (c *Cluster) Start(ctx context.Context) error {
 	if !c.Initialized() {
 		return fmt.Errorf("%w in %s", ErrNotInitialized, c.cfg.Dir)
@@ -415,11 +430,19 @@ func (c *Cluster) Start(ctx context.Context) error {
 	if err := c.checkOwnership(c.dataDir()); err != nil {
 		return err
 	}
-	if c.Running(ctx) {
-		return nil
-	}
 	info, err := c.Info()
 	if err != nil {
+		return err
+	}
+	if c.Running(ctx) {
+		err := c.waitReady(ctx, info, ReadyTimeoutDefault)
+		if !errors.Is(err, errServerGone) {
+			return err
+		}
+		// The postmaster was dying when we looked (a SIGKILL takes a moment to land): start
+		// a new one.
+	}
+	if err := c.clearStaleLock(info); err != nil {
 		return err
 	}
 	// The socket directory may be under /tmp, which a reboot empties.
@@ -446,7 +469,90 @@ func (c *Cluster) Start(ctx context.Context) error {
 		tail, _ := tailFile(c.logFile(), 15)
 		return fmt.Errorf("error starting PostgreSQL: %w\n%s\nlog %s:\n%s", err, out, c.logFile(), tail)
 	}
+	if err := c.waitReady(ctx, info, ReadyTimeoutDefault); err != nil {
+		if errors.Is(err, errServerGone) {
+			tail, _ := tailFile(c.logFile(), 15)
+			return fmt.Errorf("PostgreSQL exited right after it started: %w\nlog %s:\n%s", err, c.logFile(), tail)
+		}
+		return err
+	}
 	return c.ensureDatabase(ctx, info)
+}
+
+// clearStaleLock removes postmaster.pid, and the socket's lock file, when the postmaster they
+// name is dead. PostgreSQL replaces a lock file whose process is gone by itself, but a dead
+// postmaster its parent has not reaped yet is a zombie whose pid still answers kill(pid, 0):
+// the new postmaster would take the lock for a live server's and refuse to start. Removing the
+// files is safe: the server's other interlock, its shared memory segment, still keeps a new
+// postmaster away while a backend of the dead one is attached to it.
+func (c *Cluster) clearStaleLock(info *Info) error {
+	pid := c.postmasterPID()
+	if pid <= 0 || processAlive(pid) {
+		return nil
+	}
+	socketLock := filepath.Join(info.SocketDir, fmt.Sprintf(".s.PGSQL.%d.lock", info.Port))
+	for _, f := range []string{socketLock, filepath.Join(c.dataDir(), "postmaster.pid")} {
+		if lockPID(f) != pid {
+			continue
+		}
+		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("error removing the stale lock file %s of dead postmaster %d: %w", f, pid, err)
+		}
+	}
+	return nil
+}
+
+// lockPID returns the pid on the first line of a PostgreSQL lock file, or 0.
+func lockPID(path string) int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
+	return pid
+}
+
+// readyPollInterval is the pause between two connection attempts of waitReady.
+const readyPollInterval = 25 * time.Millisecond
+
+// errServerGone is returned by waitReady when the postmaster is dead (or a zombie).
+var errServerGone = errors.New("the postmaster is not running")
+
+// waitReady waits until the server accepts connections over TCP on the loopback address (the
+// address clients use), for at most timeout: it connects to the postgres database until the
+// server answers with anything but "the database system is starting up" (SQLSTATE 57P03), as
+// pg_isready does. pg_ctl start -w returns when the postmaster reports itself ready in
+// postmaster.pid; this checks what a client sees. It returns errServerGone as soon as the
+// postmaster of postmaster.pid is dead.
+func (c *Cluster) waitReady(ctx context.Context, info *Info, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	u := info.url("postgres")
+	u.RawQuery += "&connect_timeout=5&application_name=pgcluster_ready"
+	for {
+		conn, err := pgconn.Connect(ctx, u.String())
+		if err == nil {
+			return conn.Close(ctx)
+		}
+		// A server that answers (a refused password, too many connections) accepts connections.
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code != pgerrcode.CannotConnectNow {
+			return nil
+		}
+		if pid := c.postmasterPID(); pid <= 0 || !processAlive(pid) {
+			return fmt.Errorf("error connecting to PostgreSQL on 127.0.0.1:%d: %w (%w)", info.Port, errServerGone, err)
+		}
+		select {
+		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				tail, _ := tailFile(c.logFile(), 15)
+				return fmt.Errorf("PostgreSQL did not accept connections on 127.0.0.1:%d within %s (see the server log %s): %w\n%s",
+					info.Port, timeout, c.logFile(), err, tail)
+			}
+			return fmt.Errorf("error waiting for PostgreSQL to accept connections: %w", ctx.Err())
+		case <-time.After(readyPollInterval):
+		}
+	}
 }
 
 func (c *Cluster) ensureDatabase(ctx context.Context, info *Info) error {
@@ -500,12 +606,7 @@ func (c *Cluster) Stop(ctx context.Context) error {
 
 // postmasterPID returns the server's pid from postmaster.pid, or 0.
 func (c *Cluster) postmasterPID() int {
-	b, err := os.ReadFile(filepath.Join(c.dataDir(), "postmaster.pid"))
-	if err != nil {
-		return 0
-	}
-	pid, _ := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
-	return pid
+	return lockPID(filepath.Join(c.dataDir(), "postmaster.pid"))
 }
 
 // processAlive reports whether pid is a live (not zombie) process.

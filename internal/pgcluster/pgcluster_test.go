@@ -4,10 +4,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
@@ -76,4 +79,47 @@ func TestInfoURL(t *testing.T) {
 	red := info.RedactedURL("zenbrain")
 	require.Equal(t, "postgres://zb:"+pgcluster.RedactedPassword+"@127.0.0.1:54329/zenbrain?sslmode=disable", red)
 	require.NotContains(t, red, info.Password)
+}
+
+// After a crash (the postmaster killed with SIGKILL, its postmaster.pid left behind) Start
+// brings the server back, and returns only once it accepts connections: a connection made at
+// once succeeds. Three crashes in a row, to catch the race of a dead postmaster not yet reaped.
+func TestStartAfterCrash(t *testing.T) {
+	t.Parallel()
+	dir, err := os.MkdirTemp("", "zbpgcluster-")
+	require.NoError(t, err)
+	require.NoError(t, os.Chmod(dir, 0o755)) // the server's user may not be the caller (root)
+	cl, err := pgcluster.New(&pgcluster.Config{
+		Dir: dir, AnyPort: true, Ephemeral: true, BinDir: os.Getenv("ZB_PG_BINDIR"),
+		Settings: map[string]string{"log_min_messages": "fatal"},
+	})
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_ = cl.Destroy(ctx)
+		_ = os.RemoveAll(dir)
+	})
+	require.NoError(t, cl.Init(ctx))
+	require.NoError(t, cl.Start(ctx))
+	u, err := cl.URL()
+	require.NoError(t, err)
+
+	for i := range 3 {
+		pidFile, err := os.ReadFile(filepath.Join(dir, "data", "postmaster.pid"))
+		require.NoError(t, err)
+		pid, err := strconv.Atoi(strings.SplitN(string(pidFile), "\n", 2)[0])
+		require.NoError(t, err)
+		require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+
+		require.NoError(t, cl.Start(ctx), "start after crash %d", i+1)
+		require.True(t, cl.Running(ctx))
+		conn, err := pgx.Connect(ctx, u)
+		require.NoError(t, err, "connect right after the start that followed crash %d", i+1)
+		var one int
+		require.NoError(t, conn.QueryRow(ctx, "SELECT 1").Scan(&one))
+		require.NoError(t, conn.Close(ctx))
+	}
 }

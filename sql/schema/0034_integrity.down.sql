@@ -50,3 +50,5 @@ $$;
 
 COMMENT ON FUNCTION zb.remember(text, text, zb.memory_layer, text, jsonb, uuid, timestamptz, text, text, timestamptz) IS
     'Stores a raw memory (layer NULL → semantic) for a tenant (created if needed) and returns its id; the worker derives the rest.';
+
+DROP FUNCTION zb.remember_insert(text, text, zb.memory_layer, text, jsonb, uuid, timestamptz, text, text, timestamptz);

@@ -10,6 +10,25 @@
 --    loser of the insert race updates). A tenant whose settings put core overwrites behind an
 --    approval gets SQLSTATE ZB002 from SQL (the Go API queues the request).
 
+-- remember_insert inserts the row of zb.remember (validated there) and returns its id: underived,
+-- with provisional lexical terms and the layer's initial stability.
+CREATE FUNCTION zb.remember_insert(p_tenant text, p_content text, p_layer zb.memory_layer, p_context text,
+                                   p_metadata jsonb, p_session_id uuid, p_occurred_at timestamptz,
+                                   p_external_id text, p_core_label text, p_now timestamptz)
+RETURNS bigint
+LANGUAGE sql
+AS $$
+    INSERT INTO zb.memory (tenant_id, context, layer, content, session_id, external_id, core_label, occurred_at,
+                           created_at, updated_at, last_accessed_at, metadata, stability, terms, term_count)
+    SELECT p_tenant, coalesce(p_context, 'default'), p_layer, p_content, p_session_id, p_external_id, p_core_label,
+           p_occurred_at, p_now, p_now, p_now, coalesce(p_metadata, '{}'),
+           CASE WHEN p_layer IN ('working', 'short_term', 'episodic') THEN 1
+                WHEN p_layer = 'core' THEN NULL ELSE 7 END,
+           t.terms, cardinality(t.terms)
+    FROM (SELECT zb.text_terms(p_content) AS terms) t
+    RETURNING id
+$$;
+
 -- remember stores a memory and returns its id. It creates the tenant if needed; a NULL layer
 -- routes to semantic (the Go router's content-based routing is not replicated); the stability is
 -- the layer's initial one (1 day for working, short_term and episodic, 7 days for semantic,
@@ -29,9 +48,8 @@ RETURNS bigint
 LANGUAGE plpgsql
 AS $$
 DECLARE
-    l      zb.memory_layer := coalesce(p_layer, 'semantic');
-    new_id bigint;
-    cur    record;
+    l   zb.memory_layer := coalesce(p_layer, 'semantic');
+    cur record;
 BEGIN
     IF p_tenant IS NULL OR p_tenant !~ '^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$' THEN
         RAISE EXCEPTION 'zb.remember: invalid tenant id %', coalesce(quote_literal(left(p_tenant, 40)), 'NULL')
@@ -51,51 +69,45 @@ BEGIN
         ON CONFLICT (tenant_id, id) DO UPDATE
         SET last_activity_at = greatest(s.last_activity_at, EXCLUDED.last_activity_at), ended_at = NULL;
     END IF;
-    LOOP
-        IF l = 'core' THEN
-            SELECT m.id, m.content INTO cur FROM zb.memory m
-            WHERE m.tenant_id = p_tenant AND m.core_label = p_core_label AND m.status <> 'erased'
-            FOR UPDATE;
-            IF FOUND THEN
-                IF cur.content IS DISTINCT FROM p_content THEN
-                    IF zb.tenant_approval_required(p_tenant, 'core_overwrite') THEN
-                        RAISE EXCEPTION 'zb.remember: overwriting core label % of tenant % needs an approved request',
-                                        quote_literal(left(p_core_label, 60)), quote_literal(p_tenant)
-                            USING ERRCODE = 'ZB002', HINT = 'store it through the Go API or zbctl, which queue the request for an operator';
-                    END IF;
-                    UPDATE zb.memory m
-                    SET content = p_content, terms = t.terms, term_count = cardinality(t.terms),
-                        metadata = coalesce(p_metadata, '{}'), embedding = NULL, embedding_model = NULL,
-                        updated_at = p_now, status = 'active', derived_at = NULL
-                    FROM (SELECT zb.text_terms(p_content) AS terms) t
-                    WHERE m.tenant_id = p_tenant AND m.id = cur.id;
-                    INSERT INTO zb.audit_event (tenant_id, at, actor, action, memory_id, detail)
-                    VALUES (p_tenant, p_now, 'sql', 'memory.update', cur.id,
-                            jsonb_build_object('label', p_core_label, 'old_value', cur.content, 'new_value', p_content));
+    -- A core label is an upsert. Only this path enters an exception block (a subtransaction):
+    -- plain memories stored in bulk from SQL would otherwise spend one each.
+    WHILE l = 'core' LOOP
+        SELECT m.id, m.content INTO cur FROM zb.memory m
+        WHERE m.tenant_id = p_tenant AND m.core_label = p_core_label AND m.status <> 'erased'
+        FOR UPDATE;
+        IF FOUND THEN
+            IF cur.content IS DISTINCT FROM p_content THEN
+                IF zb.tenant_approval_required(p_tenant, 'core_overwrite') THEN
+                    RAISE EXCEPTION 'zb.remember: overwriting core label % of tenant % needs an approved request',
+                                    quote_literal(left(p_core_label, 60)), quote_literal(p_tenant)
+                        USING ERRCODE = 'ZB002', HINT = 'store it through the Go API or zbctl, which queue the request for an operator';
                 END IF;
-                RETURN cur.id;
+                UPDATE zb.memory m
+                SET content = p_content, terms = t.terms, term_count = cardinality(t.terms),
+                    metadata = coalesce(p_metadata, '{}'), embedding = NULL, embedding_model = NULL,
+                    updated_at = p_now, status = 'active', derived_at = NULL
+                FROM (SELECT zb.text_terms(p_content) AS terms) t
+                WHERE m.tenant_id = p_tenant AND m.id = cur.id;
+                INSERT INTO zb.audit_event (tenant_id, at, actor, action, memory_id, detail)
+                VALUES (p_tenant, p_now, 'sql', 'memory.update', cur.id,
+                        jsonb_build_object('label', p_core_label, 'old_value', cur.content, 'new_value', p_content));
             END IF;
+            RETURN cur.id;
         END IF;
         BEGIN
-            INSERT INTO zb.memory (tenant_id, context, layer, content, session_id, external_id, core_label, occurred_at,
-                                   created_at, updated_at, last_accessed_at, metadata, stability, terms, term_count)
-            SELECT p_tenant, coalesce(p_context, 'default'), l, p_content, p_session_id, p_external_id, p_core_label,
-                   p_occurred_at, p_now, p_now, p_now, coalesce(p_metadata, '{}'),
-                   CASE WHEN l IN ('working', 'short_term', 'episodic') THEN 1
-                        WHEN l = 'core' THEN NULL ELSE 7 END,
-                   t.terms, cardinality(t.terms)
-            FROM (SELECT zb.text_terms(p_content) AS terms) t
-            RETURNING zb.memory.id INTO new_id;
-            RETURN new_id;
+            RETURN zb.remember_insert(p_tenant, p_content, l, p_context, p_metadata, p_session_id, p_occurred_at,
+                                      p_external_id, p_core_label, p_now);
         EXCEPTION WHEN unique_violation THEN
-            -- Another transaction created the core label first (it committed while this insert
+            -- Another transaction created the label first (it committed while this insert
             -- waited): update its memory instead. Any other unique violation is the caller's.
-            IF l <> 'core' OR NOT EXISTS (SELECT 1 FROM zb.memory m WHERE m.tenant_id = p_tenant
-                                            AND m.core_label = p_core_label AND m.status <> 'erased') THEN
+            IF NOT EXISTS (SELECT 1 FROM zb.memory m WHERE m.tenant_id = p_tenant
+                           AND m.core_label = p_core_label AND m.status <> 'erased') THEN
                 RAISE;
             END IF;
         END;
     END LOOP;
+    RETURN zb.remember_insert(p_tenant, p_content, l, p_context, p_metadata, p_session_id, p_occurred_at,
+                              p_external_id, p_core_label, p_now);
 END
 $$;
 

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zenbrain/zb/algorithms/textproc"
+	"github.com/zenbrain/zb/coordinator"
 )
 
 // approvalCmds returns the approval queue's commands: approvals (list), approve and deny.
@@ -26,14 +27,13 @@ rejects it. The actor who made a request cannot approve it (another operator mus
 approver with --actor); it may deny it. Listing every tenant's requests needs an operator role
 (zb_admin).`,
 	}
-	var status string
+	var status, tenant string
 	var limit int
 	list := &cobra.Command{Use: "list", Short: "List requests (pending ones by default)", Args: cobra.NoArgs}
-	list.Flags().String("tenant", "", "only this tenant's requests (default: every tenant)")
+	optionalTenantVar(list.Flags(), &tenant, "only this tenant's requests (default: every tenant)")
 	list.Flags().StringVar(&status, "status", "pending", "pending, approved, rejected, expired, executed or all")
-	list.Flags().IntVar(&limit, "limit", 100, "at most this many requests")
+	intRangeVar(list.Flags(), &limit, "limit", 100, 1, coordinator.MaxApprovalList, fmt.Sprintf("at most this many requests (1..%d)", coordinator.MaxApprovalList))
 	list.RunE = func(cmd *cobra.Command, _ []string) error {
-		tenant, _ := cmd.Flags().GetString("tenant")
 		st := status
 		if st == "all" {
 			st = ""

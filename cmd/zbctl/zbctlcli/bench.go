@@ -69,7 +69,7 @@ with the lifecycle between sessions), zenbrain-nolife (the same with the lifecyc
 	loc.Flags().StringVar(&systems, "systems", BenchSystemsDefault, "comma-separated systems: bm25, flat, zenbrain, zenbrain-nolife")
 	loc.Flags().StringVar(&out, "out", BenchOutDefault, "results directory")
 	loc.Flags().BoolVar(&embedded, "embedded", false, "start a throwaway local PostgreSQL cluster for the run")
-	loc.Flags().IntVar(&k, "k", locomo.KDefault, "hits requested per question (10..1000)")
+	intRangeVar(loc.Flags(), &k, "k", locomo.KDefault, locomo.KMin, locomo.KMax, fmt.Sprintf("hits requested per question (%d..%d)", locomo.KMin, locomo.KMax))
 	cmd.AddCommand(loc)
 	cmd.AddCommand(a.benchEvalCmds()...)
 	return cmd

@@ -29,12 +29,9 @@ only. Recalling counts as an access (like 'zbctl recall').`,
 		Args: cobra.ExactArgs(1),
 	}
 	tenant := a.tenantFlag(cmd)
-	cmd.Flags().IntVar(&budget, "budget", ContextBudgetDefault, "token budget of the block (1..1000000)")
+	intRangeVar(cmd.Flags(), &budget, "budget", ContextBudgetDefault, 1, ContextBudgetMax, fmt.Sprintf("token budget of the block (1..%d)", ContextBudgetMax))
 	cmd.Flags().StringVar(&session, "session", "", "session UUID whose working memory to include")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		if budget < 1 || budget > ContextBudgetMax {
-			return fmt.Errorf("--budget %d: the token budget must be in 1..%d", budget, ContextBudgetMax)
-		}
 		var sess *uuid.UUID
 		if session != "" {
 			id, err := uuid.Parse(session)

@@ -35,7 +35,7 @@ func (a *app) demoCmd() *cobra.Command {
 		Short: "Store the demo memories (idempotent: a second run stores nothing new)",
 		Args:  cobra.NoArgs,
 	}
-	tenant := load.Flags().String("tenant", "demo", "tenant to load the demo into")
+	tenant := tenantVar(load.Flags(), "demo", "tenant to load the demo into")
 	load.RunE = func(cmd *cobra.Command, _ []string) error {
 		co, pool, err := a.openCoordinator(cmd.Context())
 		if err != nil {

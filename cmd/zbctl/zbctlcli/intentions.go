@@ -121,7 +121,7 @@ func (a *app) intentionsListCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "list", Short: "List intentions, newest first", Args: cobra.NoArgs}
 	tenant := a.tenantFlag(cmd)
 	cmd.Flags().StringVar(&status, "status", "", "only this status: pending, fired, dismissed or expired")
-	cmd.Flags().IntVar(&limit, "limit", 100, "at most this many")
+	intRangeVar(cmd.Flags(), &limit, "limit", 100, 1, coordinator.MaxLifecycleLimit, fmt.Sprintf("at most this many (1..%d)", coordinator.MaxLifecycleLimit))
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		co, pool, err := a.openCoordinator(cmd.Context())
 		if err != nil {

@@ -41,8 +41,8 @@ func (a *app) jobsListCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.StringSliceVar(&states, "state", nil, "only these states: "+strings.Join(coordinator.JobStates(), ", "))
 	f.StringSliceVar(&kinds, "kind", nil, "only these kinds: "+strings.Join(coordinator.JobKinds(), ", "))
-	f.IntVar(&limit, "limit", coordinator.JobListLimitDefault, fmt.Sprintf("number of jobs (1..%d)", coordinator.JobListMax))
-	f.StringVar(&tenant, "tenant", "", "only jobs of this tenant (default: all)")
+	intRangeVar(f, &limit, "limit", coordinator.JobListLimitDefault, 1, coordinator.JobListMax, fmt.Sprintf("number of jobs (1..%d)", coordinator.JobListMax))
+	optionalTenantVar(f, &tenant, "only jobs of this tenant (default: all)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		co, pool, err := a.openCoordinator(cmd.Context())
 		if err != nil {

@@ -49,7 +49,7 @@ func (a *app) openCoordinator(ctx context.Context) (*coordinator.Coordinator, *p
 }
 
 func (a *app) tenantFlag(cmd *cobra.Command) *string {
-	return cmd.Flags().String("tenant", a.tenantDefault(), "tenant (default $ZB_TENANT or \"default\")")
+	return tenantVar(cmd.Flags(), a.tenantDefault(), "tenant (default $ZB_TENANT or \"default\")")
 }
 
 func (a *app) tenantDefault() string {
@@ -141,14 +141,11 @@ func (a *app) recallCmd() *cobra.Command {
 		Args:    cobra.ExactArgs(1),
 	}
 	tenant := a.tenantFlag(cmd)
-	cmd.Flags().IntVarP(&k, "k", "k", 5, "number of results (1..1000)")
+	intRangeVarP(cmd.Flags(), &k, "k", "k", 5, 1, coordinator.MaxK, fmt.Sprintf("number of results (1..%d)", coordinator.MaxK))
 	cmd.Flags().BoolVar(&explain, "explain", false, "show the signals behind each score, and where the time went")
 	cmd.Flags().BoolVar(&deep, "deep", false, "include consolidated and archived memories")
 	cmd.Flags().StringSliceVar(&layers, "layers", nil, "only these layers (comma-separated)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		if k < 1 || k > 1000 {
-			return fmt.Errorf("-k %d: the number of results must be in 1..1000", k)
-		}
 		co, pool, err := a.openCoordinator(cmd.Context())
 		if err != nil {
 			return err

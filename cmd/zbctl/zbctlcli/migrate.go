@@ -2,7 +2,9 @@ package zbctlcli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 
@@ -17,8 +19,15 @@ func (a *app) migrateCmd() *cobra.Command {
 		Use:   "migrate",
 		Short: "Apply, revert or list schema migrations (zb's and River's)",
 		Long: `Migrations create schema zb (memories, graph, mechanism state, governance) and River's job
-tables (schema river). Each run holds an advisory lock and applies everything in one
-transaction: on error, nothing changes.`,
+tables (schema river). Each run holds an advisory lock, so concurrent runs serialize.
+
+'up' applies zb's pending migrations in one transaction (on error, nothing changes), then
+River's, each in its own transaction as River requires (a run that fails among them is
+completed by the next). 'down' runs River's and zb's down migrations in one transaction: on
+error, nothing changes; a revert that removes data needs --yes.
+
+The commands that read or write memories, jobs or settings first check that the database has
+every migration of this zbctl; when it lacks some they stop and say so (run 'zbctl migrate up').`,
 	}
 	var dim, target int
 	up := &cobra.Command{
@@ -45,50 +54,54 @@ transaction: on error, nothing changes.`,
 	up.Flags().IntVar(&target, "target", 0, "apply zb migrations up to this version only (default: all)")
 
 	var steps int
-	var all, yes bool
+	var all, yes, dry bool
 	down := &cobra.Command{
 		Use:   "down",
 		Short: "Revert the last migration (--steps N, or --all to remove everything)",
-		Args:  cobra.NoArgs,
+		Long: `Down reverts the last zb migration, the last N with --steps N, or with --all every River and
+zb migration and the bookkeeping (every memory and job is deleted). River's and zb's down
+migrations run in one transaction: on error, nothing changes.
+
+Before reverting, down counts what the down migrations remove: tables with their rows,
+columns with their non-null values, rows deleted. When that is any data, or with --all, it
+lists it and reverts only with --yes; --dry-run lists it and changes nothing.`,
+		Example: `  zbctl migrate down --steps 3 --dry-run
+  zbctl migrate down --steps 3 --yes
+  zbctl migrate down --all --yes`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if all && !yes {
-				return fmt.Errorf("'migrate down --all' deletes every memory and job; add --yes to confirm")
+			if steps < 1 {
+				return fmt.Errorf("--steps must be at least 1, got %d (--all reverts everything)", steps)
 			}
 			u, err := a.databaseURL(cmd.Context())
 			if err != nil {
 				return err
 			}
-			pool, err := dbconn.NewPool(cmd.Context(), &dbconn.Config{URL: u, ApplicationName: "zbctl migrate", MaxConns: 2})
+			m, done, err := a.migrator(cmd.Context(), u)
 			if err != nil {
 				return err
 			}
-			defer pool.Close()
-			m, err := migrate.New(pool)
-			if err != nil {
-				return err
+			defer done()
+			res, err := m.Down(cmd.Context(), &migrate.DownOpts{Steps: steps, All: all, Yes: yes, DryRun: dry})
+			var confirm *migrate.ConfirmationRequiredError
+			if errors.As(err, &confirm) {
+				return a.refuseDown(confirm)
 			}
-			res, err := m.Down(cmd.Context(), &migrate.DownOpts{Steps: steps, All: all})
 			if err != nil {
 				return err
 			}
 			if a.json {
 				return a.printJSON(res)
 			}
-			if len(res.Reverted) == 0 && len(res.River) == 0 {
-				fmt.Fprintln(a.stdout, "nothing to revert")
-				return nil
-			}
-			fmt.Fprintf(a.stdout, "reverted %s", strings.Join(res.Reverted, ", "))
-			if len(res.River) > 0 {
-				fmt.Fprintf(a.stdout, " and %d River migrations", len(res.River))
-			}
-			fmt.Fprintln(a.stdout)
+			a.describeDown(res)
 			return nil
 		},
 	}
-	down.Flags().IntVar(&steps, "steps", 1, "number of zb migrations to revert")
-	down.Flags().BoolVar(&all, "all", false, "revert every migration, River's included (deletes all data)")
-	down.Flags().BoolVar(&yes, "yes", false, "confirm --all")
+	down.Flags().IntVar(&steps, "steps", 1, "number of zb migrations to revert (at least 1)")
+	down.Flags().BoolVar(&all, "all", false, "revert every migration, River's included (deletes all data; needs --yes)")
+	down.Flags().BoolVar(&yes, "yes", false, "confirm a revert that removes data (always needed with --all)")
+	down.Flags().BoolVar(&dry, "dry-run", false, "list what would be reverted and removed, and change nothing")
+	down.MarkFlagsMutuallyExclusive("steps", "all")
 
 	status := &cobra.Command{
 		Use:     "status",
@@ -179,6 +192,72 @@ func (a *app) migrateStatus(ctx context.Context, u string) (*migrate.Status, err
 	}
 	defer done()
 	return m.Status(ctx)
+}
+
+// refuseDown prints what a refused revert would remove (stdout; JSON with --json) and returns
+// the error that asks for --yes. Nothing was changed.
+func (a *app) refuseDown(c *migrate.ConfirmationRequiredError) error {
+	if a.json {
+		_ = a.printJSON(map[string]any{"needs_confirmation": true, "reverting": c.Reverting, "river_versions": c.River, "drops": c.Drops})
+	} else {
+		if len(c.Reverting) > 0 {
+			fmt.Fprintf(a.stdout, "would revert %s", strings.Join(c.Reverting, ", "))
+			if len(c.River) > 0 {
+				fmt.Fprintf(a.stdout, " and %d River migrations", len(c.River))
+			}
+			fmt.Fprintln(a.stdout)
+		}
+		printDrops(a.stdout, "would remove", c.Drops)
+	}
+	if c.All {
+		return errors.New("'migrate down --all' deletes every memory and job; add --yes to confirm (nothing was changed)")
+	}
+	return errors.New("reverting these migrations removes the data listed above; add --yes to confirm, or 'zbctl export' first (nothing was changed)")
+}
+
+// describeDown prints what a revert did (or, with --dry-run, would do).
+func (a *app) describeDown(res *migrate.Result) {
+	if len(res.Reverted) == 0 && len(res.River) == 0 {
+		fmt.Fprintln(a.stdout, "nothing to revert")
+		return
+	}
+	verb, removed := "reverted", "removed"
+	if res.DryRun {
+		verb, removed = "would revert", "would remove"
+	}
+	fmt.Fprintf(a.stdout, "%s %s", verb, strings.Join(res.Reverted, ", "))
+	if len(res.River) > 0 {
+		fmt.Fprintf(a.stdout, " and %d River migrations", len(res.River))
+	}
+	fmt.Fprintln(a.stdout)
+	printDrops(a.stdout, removed, res.Drops)
+}
+
+// printDrops lists the drops that remove data, one a line, and counts the empty ones.
+func printDrops(w io.Writer, verb string, drops []migrate.Drop) {
+	var data []migrate.Drop
+	for _, d := range drops {
+		if d.LosesData() {
+			data = append(data, d)
+		}
+	}
+	empty := len(drops) - len(data)
+	switch {
+	case len(drops) == 0:
+		fmt.Fprintf(w, "%s no data (the down migrations drop no table or column)\n", verb)
+	case len(data) == 0:
+		fmt.Fprintf(w, "%s no data (%d empty tables or columns)\n", verb, empty)
+	default:
+		fmt.Fprintf(w, "%s:\n", verb)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, d := range data {
+			fmt.Fprintf(tw, "  %s\t%s\n", d.Migration, d)
+		}
+		_ = tw.Flush()
+		if empty > 0 {
+			fmt.Fprintf(w, "and %d empty tables or columns\n", empty)
+		}
+	}
 }
 
 func describeMigrate(res *migrate.Result) string {

@@ -30,13 +30,10 @@ compares with the memory now and 'rollback' restores exactly.`,
 	}
 	ltenant := a.tenantFlag(log)
 	log.Flags().Int64Var(&memory, "memory", 0, "only events of this memory")
-	log.Flags().IntVar(&limit, "limit", coordinator.ReconLogLimitDefault, fmt.Sprintf("number of events (1..%d)", coordinator.MaxLifecycleLimit))
+	intRangeVar(log.Flags(), &limit, "limit", coordinator.ReconLogLimitDefault, 1, coordinator.MaxLifecycleLimit, fmt.Sprintf("number of events (1..%d)", coordinator.MaxLifecycleLimit))
 	log.RunE = func(cmd *cobra.Command, _ []string) error {
 		if memory < 0 {
 			return fmt.Errorf("--memory %d is not a memory id", memory)
-		}
-		if limit < 1 || limit > coordinator.MaxLifecycleLimit {
-			return fmt.Errorf("--limit %d: must be in 1..%d", limit, coordinator.MaxLifecycleLimit)
 		}
 		co, pool, err := a.openCoordinator(cmd.Context())
 		if err != nil {

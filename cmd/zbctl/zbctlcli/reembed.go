@@ -100,8 +100,8 @@ Run reembed again to pick up memories stored with the old model meanwhile.
 	f.StringVar(&provider, "provider", "", "embedding provider: hash, ollama or openai (default $ZB_EMBEDDER or hash)")
 	f.BoolVar(&status, "status", false, "show the progress instead of starting")
 	f.BoolVar(&wait, "wait", false, "after starting, follow the progress until every memory is re-embedded")
-	f.IntVar(&batch, "batch", coordinator.ReembedBatchDefault, fmt.Sprintf("memories per job (1..%d)", coordinator.ReembedMaxPerJob))
-	f.StringVar(&tenant, "tenant", "", "with --status: count only this tenant's memories (default: all)")
+	intRangeVar(f, &batch, "batch", coordinator.ReembedBatchDefault, 1, coordinator.ReembedMaxPerJob, fmt.Sprintf("memories per job (1..%d)", coordinator.ReembedMaxPerJob))
+	optionalTenantVar(f, &tenant, "with --status: count only this tenant's memories (default: all)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
 		if status {
@@ -127,9 +127,6 @@ Run reembed again to pick up memories stored with the old model meanwhile.
 		}
 		if tenant != "" {
 			return errors.New("--tenant applies to --status only: the embedding model is install-wide")
-		}
-		if batch < 1 || batch > coordinator.ReembedMaxPerJob {
-			return fmt.Errorf("--batch %d: must be in 1..%d", batch, coordinator.ReembedMaxPerJob)
 		}
 		prov := strings.ToLower(cmp.Or(provider, a.env.Embedder, embed.ProviderHash))
 		co, pool, err := a.openReembedCoordinator(ctx, prov, model)

@@ -28,11 +28,8 @@ coupling when it is on).`,
 		Args:    cobra.NoArgs,
 	}
 	tenant := a.tenantFlag(due)
-	due.Flags().IntVar(&limit, "limit", coordinator.DueReviewLimitDefault, fmt.Sprintf("number of cards (1..%d)", coordinator.MaxLifecycleLimit))
+	intRangeVar(due.Flags(), &limit, "limit", coordinator.DueReviewLimitDefault, 1, coordinator.MaxLifecycleLimit, fmt.Sprintf("number of cards (1..%d)", coordinator.MaxLifecycleLimit))
 	due.RunE = func(cmd *cobra.Command, _ []string) error {
-		if limit < 1 || limit > coordinator.MaxLifecycleLimit {
-			return fmt.Errorf("--limit %d: must be in 1..%d", limit, coordinator.MaxLifecycleLimit)
-		}
 		co, pool, err := a.openCoordinator(cmd.Context())
 		if err != nil {
 			return err

@@ -18,6 +18,7 @@ import (
 
 	"github.com/zenbrain/zb/dbconn"
 	"github.com/zenbrain/zb/internal/pgcluster"
+	"github.com/zenbrain/zb/migrate"
 )
 
 // env is the environment zbctl reads, in one place.
@@ -95,7 +96,12 @@ func RunContext(ctx context.Context, args []string, getenv func(string) string, 
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.PersistentPreRunE = func(*cobra.Command, []string) error { return envErr }
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		if envErr != nil {
+			return envErr
+		}
+		return checkTenantDefault(cmd)
+	}
 	if err := root.ExecuteContext(ctx); err != nil {
 		if a.json {
 			_ = json.NewEncoder(stdout).Encode(map[string]string{"error": err.Error()})
@@ -140,6 +146,7 @@ Environment:
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetFlagErrorFunc(flagError) // flags.go
 	root.PersistentFlags().BoolVar(&a.json, "json", false, "print machine-readable JSON")
 	root.AddCommand(a.devCmd(), a.migrateCmd(), a.storeCmd(), a.recallCmd(), a.statsCmd(), a.demoCmd(), a.mcpCmd(), a.benchCmd(), a.algorithmsCmd(), a.forgetCmd())
 	root.AddCommand(a.contextCmd(), a.exportCmd(), a.importCmd(), a.jobsCmd(), a.reviewCmd(), a.reconsolidationCmd(), a.healthCmd(), a.reembedCmd())
@@ -182,5 +189,15 @@ func (a *app) pool(ctx context.Context) (*pgxpool.Pool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return dbconn.NewPool(ctx, &dbconn.Config{URL: u, ApplicationName: "zbctl", MaxConns: 4})
+	pool, err := dbconn.NewPool(ctx, &dbconn.Config{URL: u, ApplicationName: "zbctl", MaxConns: 4})
+	if err != nil {
+		return nil, err
+	}
+	// Every command that uses the database first checks, in one query, that it has this
+	// zbctl's migrations: an older schema is reported as such, not as a missing column later.
+	if err := migrate.CheckSchema(ctx, pool, "zbctl"); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return pool, nil
 }

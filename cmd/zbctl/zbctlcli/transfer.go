@@ -128,11 +128,8 @@ worker embeds the memories again (re-embedding jobs).`,
 	}
 	tenant := a.tenantFlag(cmd)
 	cmd.Flags().BoolVar(&dry, "dry-run", false, "check every line and report what would be imported; write nothing")
-	cmd.Flags().IntVar(&batch, "batch", coordinator.ImportBatchDefault, fmt.Sprintf("records per transaction (1..%d)", coordinator.ImportMaxBatch))
+	intRangeVar(cmd.Flags(), &batch, "batch", coordinator.ImportBatchDefault, 1, coordinator.ImportMaxBatch, fmt.Sprintf("records per transaction (1..%d)", coordinator.ImportMaxBatch))
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		if batch < 1 || batch > coordinator.ImportMaxBatch {
-			return fmt.Errorf("--batch %d: must be in 1..%d", batch, coordinator.ImportMaxBatch)
-		}
 		var in *os.File
 		if args[0] == "-" {
 			// Import reads its input twice: spool stdin to a temporary file.

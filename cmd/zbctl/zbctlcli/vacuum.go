@@ -42,12 +42,9 @@ table is locked against reads and writes while it is rewritten: run it in a main
 	}
 	cmd.Flags().BoolVar(&status, "status", false, "list the latest vacuum requests instead of running the pending ones")
 	cmd.Flags().BoolVar(&full, "full", false, "rewrite every table (VACUUM FULL: locks each table while it runs), pending requests or not")
-	cmd.Flags().IntVar(&limit, "limit", coordinator.VacuumRequestListDefault,
+	intRangeVar(cmd.Flags(), &limit, "limit", coordinator.VacuumRequestListDefault, 1, coordinator.VacuumRequestListMax,
 		fmt.Sprintf("with --status: number of requests (1..%d)", coordinator.VacuumRequestListMax))
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		if status && (limit < 1 || limit > coordinator.VacuumRequestListMax) {
-			return fmt.Errorf("--limit must be in 1..%d, got %d", coordinator.VacuumRequestListMax, limit)
-		}
 		co, pool, err := a.openCoordinator(cmd.Context())
 		if err != nil {
 			return err

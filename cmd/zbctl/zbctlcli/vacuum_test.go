@@ -77,5 +77,5 @@ func TestVacuum(t *testing.T) {
 	require.Regexp(t, `(?m)^`+m[1]+`\s+done\s+`, out)
 	require.NotContains(t, out, "not done")
 
-	fails(t, env, "--limit must be in 1..10000, got 0", "vacuum", "--status", "--limit", "0")
+	fails(t, env, `invalid argument "0" for --limit: must be in 1..10000`, "vacuum", "--status", "--limit", "0")
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/zenbrain/zb/dbconn"
 	"github.com/zenbrain/zb/embed"
 	"github.com/zenbrain/zb/internal/pgcluster"
+	"github.com/zenbrain/zb/migrate"
 	"github.com/zenbrain/zb/worker"
 )
 
@@ -71,6 +72,19 @@ type options struct {
 // RunContext is Run with an explicit context and environment lookup.
 func RunContext(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	var o options
+	cmd := newCommand(&o, getenv, stdout, stderr)
+	cmd.SetArgs(args)
+	cmd.SetOut(stdout)
+	cmd.SetErr(stderr)
+	if err := cmd.ExecuteContext(ctx); err != nil {
+		fmt.Fprintf(stderr, "zbworker: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// newCommand returns the zbworker command, its flags bound to o.
+func newCommand(o *options, getenv func(string) string, stdout, stderr io.Writer) *cobra.Command {
 	concurrency, concurrencyErr := envInt(getenv, "ZB_WORKER_CONCURRENCY", worker.ConcurrencyDefault)
 	cmd := &cobra.Command{
 		Use:   "zbworker",
@@ -95,7 +109,10 @@ ZB_EMBED_URL, ZB_EMBED_API_KEY, ZB_WORKER_CONCURRENCY, ZB_WORKER_HTTP_ADDR.`,
 			if concurrencyErr != nil && !cmd.Flags().Changed("concurrency") {
 				return concurrencyErr
 			}
-			return run(cmd.Context(), &o, stdout, stderr)
+			if err := o.checkTimeouts(); err != nil {
+				return err
+			}
+			return run(cmd.Context(), o, stdout, stderr)
 		},
 	}
 	f := cmd.Flags()
@@ -121,16 +138,51 @@ ZB_EMBED_URL, ZB_EMBED_API_KEY, ZB_WORKER_CONCURRENCY, ZB_WORKER_HTTP_ADDR.`,
 	f.DurationVar(&o.prospectiveInterval, "prospective-interval", worker.ProspectiveTickInterval, "how often due time intentions fire (-1ns disables)")
 	f.DurationVar(&o.vacuumInterval, "vacuum-interval", worker.VacuumIntervalDefault, "how often erased content is vacuumed away, as the tables' owner (-1ns disables)")
 	f.DurationVar(&o.sessionIdle, "session-idle", worker.SessionIdleDefault, "idle time after which a session is consolidated")
-	f.DurationVar(&o.jobTimeout, "job-timeout", worker.JobTimeoutDefault, "longest a job may run")
-	f.DurationVar(&o.rescueAfter, "rescue-after", 0, "running time after which a job of a dead worker is retried (default job-timeout + 1m)")
-	cmd.SetArgs(args)
-	cmd.SetOut(stdout)
-	cmd.SetErr(stderr)
-	if err := cmd.ExecuteContext(ctx); err != nil {
-		fmt.Fprintf(stderr, "zbworker: %v\n", err)
-		return 1
+	f.DurationVar(&o.jobTimeout, "job-timeout", worker.JobTimeoutDefault,
+		fmt.Sprintf("longest one attempt of a job may run before it is cancelled (the vacuum job: %s)", shortDuration(worker.VacuumJobTimeout)))
+	f.DurationVar(&o.rescueAfter, "rescue-after", 0,
+		fmt.Sprintf("how long a job may stay running before it counts as abandoned by a dead worker and is retried; at least --job-timeout "+
+			"(0: --job-timeout + %s, which is %s with the default job timeout)", shortDuration(worker.RescueMarginDefault),
+			shortDuration(worker.JobTimeoutDefault+worker.RescueMarginDefault)))
+	return cmd
+}
+
+// checkTimeouts checks --job-timeout and --rescue-after before anything connects.
+func (o *options) checkTimeouts() error {
+	switch {
+	case o.jobTimeout <= 0:
+		return fmt.Errorf("--job-timeout %s: must be positive", o.jobTimeout)
+	case o.rescueAfter < 0:
+		return fmt.Errorf("--rescue-after %s: must not be negative (0: --job-timeout + %s)", o.rescueAfter, shortDuration(worker.RescueMarginDefault))
+	case o.rescueAfter != 0 && o.rescueAfter < o.jobTimeout:
+		return fmt.Errorf("--rescue-after %s is shorter than --job-timeout %s: a job may run that long on a live worker, "+
+			"which would lose it to the rescue; use at least the job timeout", o.rescueAfter, o.jobTimeout)
 	}
-	return 0
+	return nil
+}
+
+// shortDuration formats d without zero units: 1m, not 1m0s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
+}
+
+// workerConfig is the worker's configuration from the options; run adds the pool, the
+// coordinator, the logger and the metrics.
+func (o *options) workerConfig() *worker.Config {
+	return &worker.Config{
+		Concurrency: o.concurrency, Queues: strings.Split(o.queues, ","),
+		DecayInterval: o.decayInterval, ReviewInterval: o.reviewInterval, SleepInterval: o.sleepInterval,
+		SweepInterval: o.sweepInterval, IdleInterval: o.idleInterval, ProspectiveInterval: o.prospectiveInterval,
+		VacuumInterval: o.vacuumInterval, SessionIdle: o.sessionIdle, Version: Version,
+		JobTimeout: o.jobTimeout, RescueStuckJobsAfter: o.rescueAfter,
+	}
 }
 
 func run(ctx context.Context, o *options, stdout, stderr io.Writer) error {
@@ -153,6 +205,11 @@ func run(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer pool.Close()
+	// A database that lacks this build's migrations is named as such, not by a job's missing
+	// column later.
+	if err := migrate.CheckSchema(ctx, pool, "zbworker"); err != nil {
+		return err
+	}
 	q := db.New(pool)
 	dimText, err := q.ConfigGet(ctx, "embedding_dim")
 	if err != nil {
@@ -173,13 +230,9 @@ func run(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	w, err := worker.New(&worker.Config{
-		Pool: pool, Coordinator: co, Concurrency: o.concurrency, Queues: queues, Logger: logger, Metrics: metrics,
-		DecayInterval: o.decayInterval, ReviewInterval: o.reviewInterval, SleepInterval: o.sleepInterval,
-		SweepInterval: o.sweepInterval, IdleInterval: o.idleInterval, ProspectiveInterval: o.prospectiveInterval,
-		VacuumInterval: o.vacuumInterval, SessionIdle: o.sessionIdle, Version: Version,
-		JobTimeout: o.jobTimeout, RescueStuckJobsAfter: o.rescueAfter,
-	})
+	wcfg := o.workerConfig()
+	wcfg.Pool, wcfg.Coordinator, wcfg.Logger, wcfg.Metrics = pool, co, logger, metrics
+	w, err := worker.New(wcfg)
 	if err != nil {
 		return err
 	}
