@@ -52,6 +52,7 @@ func TestEraseLeavesNothing(t *testing.T) {
 	}
 	derivesBefore := derivesOf(w.recon)
 
+	quietAutovacuum(t, e.super)
 	reports := map[string]*coordinator.EraseReport{}
 	var dry *coordinator.EraseReport
 	for _, s := range []struct {
@@ -155,6 +156,7 @@ func TestEraseTenant(t *testing.T) {
 	stayMarker := scanMarker(t, e.super, stay.marker)
 	require.Positive(t, scanMarker(t, e.super, gone.marker)["pg_statistic.zb.memory"], "the statistics hold the marker before the erase")
 
+	quietAutovacuum(t, e.super)
 	rep, err := e.co.Erase(ctx, gone.tenant, coordinator.ScopeTenant(), nil)
 	require.NoError(t, err)
 	require.EqualValues(t, 1, rep.Counts["tenant"])
@@ -216,6 +218,7 @@ func TestEraseSQLPathsLeaveNothing(t *testing.T) {
 	require.NotEmpty(t, scanMarker(t, e.super, marker))
 
 	app, _ := e.login(t, "app")
+	quietAutovacuum(t, e.super)
 	var vacs []int64
 	inTenantCommit(t, app, tenant, func(tx pgx.Tx) {
 		var erased bool
@@ -252,6 +255,7 @@ func TestEraseFullVacuumLeavesNoBytes(t *testing.T) {
 		ids = append(ids, e.storeFor(t, tenant, fmt.Sprintf("Vexillomantra page %d: a secret worth erasing.", i))...)
 	}
 	e.storeFor(t, tenant, "A memory that stays.")
+	quietAutovacuum(t, e.super)
 	for _, id := range ids {
 		_, err := e.co.Erase(ctx, tenant, coordinator.ScopeMemory(id), nil)
 		require.NoError(t, err)

@@ -3,6 +3,7 @@ package security
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -129,4 +130,33 @@ func countsBy(t *testing.T, pool *pgxpool.Pool, query string, args ...any) map[s
 	}
 	require.NoError(t, rows.Err())
 	return hits
+}
+
+// quietAutovacuum turns autovacuum off for every table of schemas zb and river in the test's
+// database and waits until no autovacuum worker runs there. An autovacuum ANALYZE holds a
+// snapshot while it runs, and VACUUM keeps every row version a snapshot older than the erase may
+// still see (docs/security.md): on a loaded machine one running across an erase would leave its
+// rows to the next vacuum, and the row-version scans would depend on timing.
+func quietAutovacuum(t *testing.T, pool *pgxpool.Pool) {
+	t.Helper()
+	ctx := ctxT(t)
+	_, err := pool.Exec(ctx, `DO $$
+		DECLARE r regclass;
+		BEGIN
+			FOR r IN SELECT c.oid::regclass FROM pg_class c
+			         WHERE c.relkind IN ('r', 'm') AND c.relnamespace IN ('zb'::regnamespace, 'river'::regnamespace) LOOP
+				EXECUTE format('ALTER TABLE %s SET (autovacuum_enabled = off, toast.autovacuum_enabled = off)', r);
+			END LOOP;
+		END $$`)
+	require.NoError(t, err)
+	deadline := time.Now().Add(2 * time.Minute)
+	for queryInt(t, pool, `SELECT count(*) FROM pg_stat_activity
+		WHERE datname = current_database() AND backend_type = 'autovacuum worker'`) > 0 {
+		require.True(t, time.Now().Before(deadline), "an autovacuum worker still runs in the test database")
+		select {
+		case <-ctx.Done():
+			t.Fatal(ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
