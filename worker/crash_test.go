@@ -2,6 +2,7 @@ package worker_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strconv"
 	"syscall"
@@ -40,48 +41,73 @@ func testCrash(t *testing.T, bin string) {
 	}
 }
 
+// crashTrial kills the process once some jobs of the trial's kind completed (the threshold
+// varies by trial) while others run. Whatever the timing, the kill catches at least one job in
+// the middle of its transaction: the last tenant's job is held back until the others reached the
+// threshold, and then runs into a lock the test holds on a table the job writes late in its
+// transaction (derive: zb.review_state, after the memories' derived columns, triple copies,
+// entities, mentions and edges; sleep: zb.sleep_run, after all of its edge and memory writes).
+// The other jobs of the kind that had not written that table yet wait at the same lock and are
+// killed there too. Waiting for a moment when some jobs are done and others run, and killing
+// then, depended on timing: the sleeps of this workload all run within a few hundred
+// milliseconds, and a busy machine let that moment pass unseen (or let the last job finish
+// between the look and the kill).
 func crashTrial(t *testing.T, bin string, wl workload, want map[string]int64, trial int) {
 	ctx := context.Background()
 	w := newWorld(t)
 	wl.load(t, w)
 	duringSleep := trial%2 == 0
 	name := "crash-" + strconv.Itoa(trial)
-	p := startProc(t, bin, w.url, name)
-	kind := jobs.KindDerive
+	last := wl.Tenants - 1
+	kind, gateTable := jobs.KindDerive, "zb.review_state"
+	if duringSleep {
+		kind, gateTable = jobs.KindSleep, "zb.sleep_run"
+	}
+	// A derive trial has one pending-derive job per tenant (its batch's, which also takes the
+	// memories stored one by one), queued by the load: the last tenant's waits, scheduled an
+	// hour ahead, until the test releases it.
+	var held int64
+	if !duringSleep {
+		require.NoError(t, w.pool.QueryRow(ctx, `UPDATE river.river_job SET state = 'scheduled', scheduled_at = now() + interval '1 hour'
+			WHERE kind = $1 AND args->>'tenant_id' = $2 RETURNING id`, jobs.KindDerive, tenantName(last)).Scan(&held))
+	}
+	// One slot per tenant (the flag overrides startProc's), so that the jobs held at the lock
+	// below never keep the held-back job from starting.
+	p := startProc(t, bin, w.url, name, "--concurrency", strconv.Itoa(wl.Tenants))
 	if duringSleep {
 		waitDrained(t, w, 3*time.Minute)
-		enqueueSleeps(t, w, wl.Tenants, 1)
-		kind = jobs.KindSleep
+		enqueueSleeps(t, w, 0, last, 1)
 	}
-	// Kill once some jobs of the kind completed and others run (the threshold varies by trial):
-	// a derive trial has one pending-derive job per tenant (its batch's, which also takes the
-	// memories stored one by one), so at most Tenants-2 may have completed.
+	// The jobs not held back reach the threshold (at most Tenants-2 of them).
 	minDone := 1 + (trial*5)%(wl.Tenants-2)
 	if duringSleep {
 		minDone = (trial / 2) % 3
 	}
-	var running []int64
-	waitFor(t, 3*time.Minute, "jobs in flight", func() bool {
+	waitFor(t, 3*time.Minute, fmt.Sprintf("%d completed %s jobs", minDone, kind), func() bool {
 		var done int
-		require.NoError(t, w.pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE state = 'completed') FROM river.river_job WHERE kind = $1`, kind).Scan(&done))
-		if done < minDone {
-			return false
-		}
-		// A derive trial waits for a pending-sweep job (hundreds of memories, seconds of work),
-		// so the kill lands inside it rather than between two short jobs.
-		rows, err := w.pool.Query(ctx, `SELECT id FROM river.river_job WHERE kind = $1 AND state = 'running'
-			AND ($2 OR (args->>'pending')::boolean) ORDER BY id`, kind, duringSleep)
+		require.NoError(t, w.pool.QueryRow(ctx, `SELECT count(*) FROM river.river_job WHERE kind = $1 AND state = 'completed'`,
+			kind).Scan(&done))
+		return done >= minDone
+	})
+	// From here on no job of the kind completes: one that already wrote the table commits before
+	// the lock is granted, every other one waits for it.
+	gate := lockTable(t, w, gateTable)
+	if duringSleep {
+		held = enqueueSleeps(t, w, last, last+1, 1)[0]
+	} else {
+		_, err := w.pool.Exec(ctx, `UPDATE river.river_job SET state = 'available', scheduled_at = now() WHERE id = $1`, held)
 		require.NoError(t, err)
-		running = running[:0]
-		for rows.Next() {
-			var id int64
-			require.NoError(t, rows.Scan(&id))
-			running = append(running, id)
-		}
-		require.NoError(t, rows.Err())
-		return len(running) > 0
+	}
+	waitFor(t, 3*time.Minute, "the held-back job waiting for the test's lock", func() bool {
+		var state string
+		require.NoError(t, w.pool.QueryRow(ctx, `SELECT state FROM river.river_job WHERE id = $1`, held).Scan(&state))
+		running, waiting := gated(t, w, kind, gateTable)
+		return state == "running" && waiting == running
 	})
 	p.stop(syscall.SIGKILL, 30*time.Second)
+	// The killed process's sessions end (their transactions roll back) once the lock is released:
+	// a session waiting for a lock does not notice that its client is gone.
+	require.NoError(t, gate.Rollback(ctx))
 	requireNoWorkerConnections(t, w)
 
 	// No partial effect: derivation effects only on derived memories, a sleep_run only for a
@@ -97,17 +123,14 @@ func crashTrial(t *testing.T, bin string, wl workload, want map[string]int64, tr
 	require.Zero(t, orphanMentions, "trial %d: mentions of underived memories", trial)
 	require.Zero(t, orphanReviews, "trial %d: review states of underived memories", trial)
 	require.Equal(t, sleepsDone, sleepRuns, "trial %d: one sleep_run per completed sleep job, none for the killed ones", trial)
-	// The jobs still running now are the killed ones (a job seen running above may have
-	// completed before the kill landed). River rescues a job left running by a dead process only
-	// after RescueStuckJobsAfter, which worker.Config does not expose: with JobTimeout 10 min it
-	// defaults to JobTimeout + 1 h. The test does the rescuer's work (running → available)
-	// instead of waiting 70 minutes.
+	// The jobs still running now are the killed ones, the held-back one among them. River rescues
+	// a job left running by a dead process only after RescueStuckJobsAfter (with JobTimeout 10
+	// min, JobTimeout + 1 min); the test does the rescuer's work (running → available) instead
+	// of waiting.
 	killed := runningIDs(t, w)
 	require.Len(t, killed, stillRunning)
-	if !duringSleep {
-		require.NotEmpty(t, killed, "trial %d: the kill interrupted a derivation", trial)
-	}
-	running = killed
+	require.Contains(t, killed, held, "trial %d: the kill interrupted the held-back %s job", trial, kind)
+	running := killed
 	_, err := w.pool.Exec(ctx, `UPDATE river.river_job SET state = 'available', scheduled_at = now()
 		WHERE state = 'running'`)
 	require.NoError(t, err)
@@ -115,7 +138,7 @@ func crashTrial(t *testing.T, bin string, wl workload, want map[string]int64, tr
 	p2 := startProc(t, bin, w.url, name+"-restart")
 	waitDrained(t, w, 3*time.Minute)
 	if !duringSleep {
-		enqueueSleeps(t, w, wl.Tenants, 1)
+		enqueueSleeps(t, w, 0, wl.Tenants, 1)
 		waitDrained(t, w, 3*time.Minute)
 	}
 	p2.stop(syscall.SIGTERM, 60*time.Second)

@@ -18,7 +18,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
-	"github.com/riverqueue/river/rivertype"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zenbrain/zb/coordinator"
@@ -76,8 +75,8 @@ type proc struct {
 	err    error // Wait's result, valid once exited is closed
 }
 
-// startProc starts bin on the database url with schedules off (unless extra turns one on), no
-// HTTP server and concurrency 4.
+// startProc starts bin on the database url with schedules off, no HTTP server and concurrency 4;
+// the flags in extra come last and override these (e.g. --concurrency).
 func startProc(t *testing.T, bin, url, name string, extra ...string) *proc {
 	t.Helper()
 	logPath := filepath.Join(t.TempDir(), name+".log")
@@ -224,23 +223,60 @@ func (wl workload) load(t *testing.T, w *world) {
 // sleepSeed fixes every sleep's counterfactual seed, so two databases sleep alike.
 const sleepSeed = 20261202
 
-// enqueueSleeps inserts copies sleep jobs per tenant with a fixed seed; the copies coalesce
-// (unique while pending or running), so each tenant gets one.
-func enqueueSleeps(t *testing.T, w *world, tenants, copies int) {
+// enqueueSleeps inserts copies sleep jobs for each of the tenants from..to-1 with a fixed seed,
+// all in one transaction, checks that the copies coalesce — lifecycle jobs are unique by
+// arguments while waiting or running (jobs.LifecycleInsertOpts), so each tenant gets one job —
+// and returns the jobs' ids. One transaction because the workers already run: a copy inserted on
+// its own after the tenant's first job completed would be a new request (uniqueness ends at
+// completion) and sleep the tenant again, so how many sleeps ran would depend on timing.
+func enqueueSleeps(t *testing.T, w *world, from, to, copies int) []int64 {
 	t.Helper()
-	opts := &river.InsertOpts{Queue: jobs.QueueLifecycle, UniqueOpts: river.UniqueOpts{
-		ByArgs: true,
-		ByState: []rivertype.JobState{
-			rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
-			rivertype.JobStateScheduled, rivertype.JobStateRetryable,
-		},
-	}}
-	for ti := range tenants {
-		for range copies {
-			_, err := w.river.Insert(context.Background(), jobs.SleepArgs{TenantID: tenantName(ti), Trigger: "manual", Seed: sleepSeed}, opts)
+	ctx := context.Background()
+	tx, err := w.pool.Begin(ctx)
+	require.NoError(t, err)
+	defer func() { _ = tx.Rollback(ctx) }()
+	var ids []int64
+	for ti := from; ti < to; ti++ {
+		for c := range copies {
+			res, err := w.river.InsertTx(ctx, tx, jobs.SleepArgs{TenantID: tenantName(ti), Trigger: "manual", Seed: sleepSeed},
+				jobs.LifecycleInsertOpts())
 			require.NoError(t, err)
+			require.Equal(t, c > 0, res.UniqueSkippedAsDuplicate, "tenant %d copy %d: only the first copy inserts a job", ti, c)
+			if c == 0 {
+				ids = append(ids, res.Job.ID)
+			}
 		}
 	}
+	require.NoError(t, tx.Commit(ctx))
+	return ids
+}
+
+// lockTable takes a SHARE lock on table in a transaction of its own and returns it: until the
+// transaction ends, every INSERT into the table waits, inside its own transaction. A job that
+// writes the table is held there, running, with the writes it made before uncommitted; the
+// test decides when it goes on. The transaction is rolled back when the test ends, if not
+// before.
+func lockTable(t *testing.T, w *world, table string) pgx.Tx {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := w.pool.Begin(ctx)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = tx.Rollback(ctx) })
+	_, err = tx.Exec(ctx, "LOCK TABLE "+table+" IN SHARE MODE")
+	require.NoError(t, err)
+	return tx
+}
+
+// gated returns the number of running jobs of kind and how many zbworker sessions wait for the
+// lock on table (lockTable).
+func gated(t *testing.T, w *world, kind, table string) (running, waiting int) {
+	t.Helper()
+	require.NoError(t, w.pool.QueryRow(context.Background(), `SELECT
+		(SELECT count(*) FROM river.river_job WHERE kind = $1 AND state = 'running'),
+		(SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+			WHERE l.locktype = 'relation' AND l.relation = $2::regclass AND NOT l.granted
+			AND a.application_name LIKE 'zbworker%')`, kind, table).Scan(&running, &waiting))
+	return running, waiting
 }
 
 // waitDrained polls river.river_job until no job is left to work (every job completed,
@@ -317,7 +353,7 @@ func keys(m map[string]int64) []string {
 func requireNoWorkerConnections(t *testing.T, w *world) {
 	t.Helper()
 	ctx := context.Background()
-	waitFor(t, 10*time.Second, "zbworker connections to close", func() bool {
+	waitFor(t, 60*time.Second, "zbworker connections to close", func() bool {
 		var n int
 		require.NoError(t, w.pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
 			WHERE datname = current_database() AND application_name LIKE 'zbworker%'`).Scan(&n))
@@ -333,7 +369,7 @@ func runReference(t *testing.T, bin string, wl workload) map[string]int64 {
 	wl.load(t, ref)
 	p := startProc(t, bin, ref.url, "reference")
 	waitDrained(t, ref, 3*time.Minute)
-	enqueueSleeps(t, ref, wl.Tenants, 1)
+	enqueueSleeps(t, ref, 0, wl.Tenants, 1)
 	waitDrained(t, ref, 3*time.Minute)
 	p.stop(syscall.SIGTERM, 60*time.Second)
 	require.NoError(t, p.err, "reference worker exits cleanly on SIGTERM")
@@ -351,7 +387,18 @@ func testTwoProcesses(t *testing.T, bin string) {
 	p1 := startProc(t, bin, w.url, "worker-1")
 	p2 := startProc(t, bin, w.url, "worker-2")
 	waitDrained(t, w, 3*time.Minute)
-	enqueueSleeps(t, w, wl.Tenants, 3)
+	// Both processes work jobs whatever the timing: the sleeps wait for a lock the test holds on
+	// zb.sleep_run (a sleep writes its run there last, in its transaction) until every one of
+	// them runs at once. There are more of them than one process works at a time (--concurrency
+	// 4), so both processes hold some; then the test lets them finish.
+	gate := lockTable(t, w, "zb.sleep_run")
+	enqueueSleeps(t, w, 0, wl.Tenants, 3)
+	waitFor(t, 3*time.Minute, "every sleep job running, waiting for the test's lock", func() bool {
+		running, waiting := gated(t, w, jobs.KindSleep, "zb.sleep_run")
+		return running == wl.Tenants && waiting == wl.Tenants
+	})
+	ctx := context.Background()
+	require.NoError(t, gate.Rollback(ctx))
 	waitDrained(t, w, 3*time.Minute)
 	p1.stop(syscall.SIGTERM, 60*time.Second)
 	p2.stop(syscall.SIGTERM, 60*time.Second)
@@ -359,7 +406,6 @@ func testTwoProcesses(t *testing.T, bin string) {
 	require.NoError(t, p2.err, "worker-2 exits cleanly on SIGTERM")
 	requireNoWorkerConnections(t, w)
 
-	ctx := context.Background()
 	js := jobSummary(t, w)
 	t.Logf("jobs: %v", js)
 	var total, notCompleted, retried, byWorker int

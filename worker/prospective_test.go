@@ -11,16 +11,26 @@ import (
 	"github.com/zenbrain/zb/worker"
 )
 
-// TestProspectiveTick runs the prospective_tick job in a worker: a time intention due in a
-// moment fires once, exactly once, although ticks keep being enqueued.
+// hourBehind is a clock an hour behind the real one.
+type hourBehind struct{}
+
+func (hourBehind) Now() time.Time { return time.Now().Add(-time.Hour) }
+
+// TestProspectiveTick runs the prospective_tick job in a worker: a time intention that comes
+// due fires once, exactly once, although ticks keep being enqueued.
 func TestProspectiveTick(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	w := newWorker(t, b, "pt", nil)
 	start(t, w)
 	ctx := context.Background()
-	due := time.Now().Add(300 * time.Millisecond)
-	in, err := b.co.AddIntention(ctx, "pt", coordinator.IntentionInput{Content: "stand up and stretch", DueAt: &due})
+	// The intention is due now, and added by a coordinator whose clock is an hour behind (a due
+	// time must be after the adding coordinator's now): an intention due "in a moment" by the
+	// real clock is refused when the test is descheduled for that moment on a busy machine.
+	early, err := coordinator.New(&coordinator.Config{Pool: b.pool, Clock: hourBehind{}})
+	require.NoError(t, err)
+	due := time.Now()
+	in, err := early.AddIntention(ctx, "pt", coordinator.IntentionInput{Content: "stand up and stretch", DueAt: &due})
 	require.NoError(t, err)
 	waitFor(t, 30*time.Second, "the intention to fire", func() bool {
 		_, err := w.InsertProspectiveTick(ctx)

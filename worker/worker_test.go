@@ -246,14 +246,19 @@ func TestTwoWorkersRunEachJobOnce(t *testing.T) {
 	sweep := func(c *worker.Config) { c.SweepInterval = time.Hour }
 	w1 := newWorker(t, b, "w-one", sweep)
 	w2 := newWorker(t, b, "w-two", sweep)
-	start(t, w1)
-	start(t, w2)
+	// Duplicates coalesce: one sleep per tenant at a time. The copies go in before the workers
+	// start: uniqueness ends when a job completes, so a copy inserted while the workers run could
+	// come after the tenant's sleep completed and be a new request, making the number of sleeps
+	// depend on timing.
 	for i := range tenants {
-		for range 3 { // duplicates coalesce: one sleep per tenant at a time
-			_, err := w1.InsertSleep(ctx, fmt.Sprintf("t%d", i))
+		for c := range 3 {
+			res, err := w1.InsertSleep(ctx, fmt.Sprintf("t%d", i))
 			require.NoError(t, err)
+			require.Equal(t, c > 0, res.UniqueSkippedAsDuplicate, "t%d copy %d: only the first copy inserts a job", i, c)
 		}
 	}
+	start(t, w1)
+	start(t, w2)
 	require.Eventually(t, func() bool {
 		var underived int
 		require.NoError(t, b.pool.QueryRow(ctx, `SELECT count(*) FROM zb.memory WHERE derived_at IS NULL`).Scan(&underived))
