@@ -162,7 +162,7 @@ func (c *Coordinator) composeCross(ctx context.Context, tenant string, session *
 		byKey[key] = wsItem{id: id}
 	}
 	for _, r := range recalled {
-		add(r.ID, r.Provenance.Context, r.Content, rel(r.Score), names[r.ID])
+		add(r.ID, r.Provenance.Context, r.Line(), rel(r.Score), names[r.ID])
 		if r.Provenance.Context != target {
 			out.taken[r.ID] = true
 		}

@@ -78,7 +78,7 @@ func TestContextCompositional(t *testing.T) {
 	require.Contains(t, rep.Anchors, "bob meyer")
 	require.Equal(t, 1, rep.Cross)
 	require.Equal(t, 1, nOn)
-	require.Contains(t, on.Text, "(personal, via bob meyer) Bob Meyer is my neighbour and plays chess on Sundays")
+	require.Contains(t, on.Text, "(personal, via bob meyer) ["+t0.Format(coordinator.DateFormat)+"] Bob Meyer is my neighbour and plays chess on Sundays")
 	require.NotContains(t, on.Text, "dentist", "health is not readable by work")
 	require.NotContains(t, on.Text, "bicycle", "an unlinked memory of another context is not composed")
 	for _, it := range on.Items {

@@ -22,18 +22,25 @@ import (
 	"github.com/zenbrain/zb/pma"
 )
 
-// TokensPerWord is the token estimate per whitespace-separated word: tokens ≈ ⌈words·1.3⌉,
-// a common rule of thumb for English BPE vocabularies (German runs a little higher; the
-// section headings' cost is reserved separately, so the block never exceeds the budget).
-const TokensPerWord = 1.3
+// TokensPerWord is the token estimate per whitespace-separated word ([budget.TokensPerWord]); the
+// section headings' cost is reserved separately, so the block never exceeds the budget.
+const TokensPerWord = budget.TokensPerWord
 
-// ContextRecallK is how many memories Context recalls before budgeting.
-const ContextRecallK = 20
+// ContextRecallK is the fewest memories Context recalls before budgeting; a larger budget recalls
+// one memory per ContextTokensPerMemory tokens (a short turn), so the block can fill.
+const (
+	ContextRecallK         = 20
+	ContextTokensPerMemory = 25
+)
 
-// EstimateTokens returns ⌈words(text)·TokensPerWord⌉.
-func EstimateTokens(text string) int {
-	return int(math.Ceil(float64(len(strings.Fields(text))) * TokensPerWord))
+// contextRecallK is how many memories Context recalls for a budget.
+func contextRecallK(budgetTokens int) int {
+	return min(max(ContextRecallK, budgetTokens/ContextTokensPerMemory), MaxK)
 }
+
+// EstimateTokens returns ⌈words(text)·TokensPerWord⌉, the project's one estimator
+// ([budget.Tokens]).
+func EstimateTokens(text string) int { return budget.Tokens(text) }
 
 // ContextItem is one memory in an assembled context.
 type ContextItem struct {
@@ -100,7 +107,7 @@ func (c *Coordinator) contextBase(ctx context.Context, tenant string, session *u
 // memories (by score, redundancy-aware) in at most budgetTokens estimated tokens with
 // budget.Select, under the headings "## Core", "## Working" and "## Recalled".
 func (c *Coordinator) contextPlain(ctx context.Context, tenant string, session *uuid.UUID, query string, budgetTokens int,
-	lambda float64,
+	lambda float64, readOnly bool,
 ) (*ContextBlock, error) {
 	core, working, err := c.contextBase(ctx, tenant, session)
 	if err != nil {
@@ -108,7 +115,7 @@ func (c *Coordinator) contextPlain(ctx context.Context, tenant string, session *
 	}
 	var recalled []Result
 	if strings.TrimSpace(query) != "" {
-		rr, err := c.Recall(ctx, tenant, query, &RecallOpts{K: ContextRecallK})
+		rr, err := c.Recall(ctx, tenant, query, &RecallOpts{K: contextRecallK(budgetTokens), ReadOnly: readOnly})
 		if err != nil {
 			return nil, err
 		}
@@ -123,7 +130,7 @@ func (c *Coordinator) contextPlain(ctx context.Context, tenant string, session *
 		}
 		it := ContextItem{ID: id, Section: section, Content: content, Tokens: max(1, EstimateTokens("- "+content)), Score: score}
 		items[key] = it
-		pieces = append(pieces, budget.Piece{ID: key, Text: content, Score: score, Tokens: it.Tokens, Pinned: pinned})
+		pieces = append(pieces, budget.Piece{ID: key, Text: content, Score: budget.InformationValue(score, it.Tokens), Tokens: it.Tokens, Pinned: pinned})
 	}
 	for _, m := range core {
 		label := ""
@@ -136,7 +143,7 @@ func (c *Coordinator) contextPlain(ctx context.Context, tenant string, session *
 		add("working", w.MemoryID, w.Content, w.Relevance, true)
 	}
 	for _, r := range recalled {
-		add("recalled", r.ID, r.Content, r.Score, false)
+		add("recalled", r.ID, r.Line(), r.Score, false)
 	}
 	out := &ContextBlock{Budget: budgetTokens, Items: []ContextItem{}}
 	if len(pieces) == 0 {
@@ -301,6 +308,27 @@ type WorkspaceSection struct {
 // With gwt off, the previous plain assembly: core, then working slots (both pinned), then
 // recalled memories by score, under "## Core", "## Working" and "## Recalled".
 func (c *Coordinator) Context(ctx context.Context, tenant string, session *uuid.UUID, query string, budgetTokens int) (*ContextBlock, error) {
+	return c.ContextWith(ctx, tenant, query, &ContextOpts{Session: session, Budget: budgetTokens})
+}
+
+// ContextOpts configures [Coordinator.ContextWith].
+type ContextOpts struct {
+	// Session is the reading session (working memory, compositional context); nil for none.
+	Session *uuid.UUID
+	// Budget is the block's size in estimated tokens ([EstimateTokens]).
+	Budget int
+	// ReadOnly assembles without recall's side effects and without saving the workspace's
+	// winners (evaluation, previews); the previous winners are still read.
+	ReadOnly bool
+}
+
+// ContextWith is [Coordinator.Context] with options; a nil opts is an empty block budget.
+func (c *Coordinator) ContextWith(ctx context.Context, tenant, query string, opts *ContextOpts) (*ContextBlock, error) {
+	var o ContextOpts
+	if opts != nil {
+		o = *opts
+	}
+	session, budgetTokens := o.Session, o.Budget
 	if budgetTokens < 0 {
 		return nil, fmt.Errorf("%w: budget must not be negative", ErrInvalidInput)
 	}
@@ -323,9 +351,9 @@ func (c *Coordinator) Context(ctx context.Context, tenant string, session *uuid.
 	// The HyperAgent's retrieval diversity sets the redundancy penalty [hyperagent].
 	lambda := RedundancyPenaltyFor(params.RetrievalDiversity)
 	if !sw.enabled("gwt") {
-		return c.contextPlain(ctx, tenant, session, query, budgetTokens, lambda)
+		return c.contextPlain(ctx, tenant, session, query, budgetTokens, lambda, o.ReadOnly)
 	}
-	return c.contextWorkspace(ctx, tenant, session, query, budgetTokens, sw, lambda)
+	return c.contextWorkspace(ctx, tenant, session, query, budgetTokens, sw, lambda, o.ReadOnly)
 }
 
 // wsItem is one item offered to the workspace with what the block reports about it.
@@ -363,7 +391,7 @@ func layerModule(l Layer) workspace.Module {
 }
 
 func (c *Coordinator) contextWorkspace(ctx context.Context, tenant string, session *uuid.UUID, query string, budgetTokens int,
-	sw switchSet, lambda float64,
+	sw switchSet, lambda float64, readOnly bool,
 ) (*ContextBlock, error) {
 	now := c.clock.Now()
 	out := &ContextBlock{Budget: budgetTokens, Items: []ContextItem{}, Workspace: &WorkspaceReport{
@@ -379,7 +407,7 @@ func (c *Coordinator) contextWorkspace(ctx context.Context, tenant string, sessi
 	}
 	var recalled []Result
 	if strings.TrimSpace(query) != "" {
-		rr, err := c.Recall(ctx, tenant, query, &RecallOpts{K: ContextRecallK})
+		rr, err := c.Recall(ctx, tenant, query, &RecallOpts{K: contextRecallK(budgetTokens), ReadOnly: readOnly})
 		if err != nil {
 			return nil, err
 		}
@@ -476,8 +504,8 @@ func (c *Coordinator) contextWorkspace(ctx context.Context, tenant string, sessi
 		mods[m] = append(mods[m], wsItem{
 			id: r.ID, score: r.Score,
 			item: workspace.Item{
-				ID: "m" + strconv.FormatInt(r.ID, 10), Text: r.Content, Score: rel,
-				Tokens: max(1, EstimateTokens("- "+r.Content)),
+				ID: "m" + strconv.FormatInt(r.ID, 10), Text: r.Line(), Score: rel,
+				Tokens: max(1, EstimateTokens("- "+r.Line())),
 			},
 		})
 		memIDs = append(memIDs, r.ID)
@@ -594,13 +622,15 @@ func (c *Coordinator) contextWorkspace(ctx context.Context, tenant string, sessi
 	for i, w := range res.Winners {
 		winners[i] = string(w)
 	}
-	if err := c.beginTenant(ctx, tenant, func(tx pgx.Tx) error {
-		return c.q.WithTx(tx).WorkspaceStateSave(ctx, db.WorkspaceStateSaveParams{
-			TenantID: tenant, Scope: workspaceScope(session),
-			Winners: winners, Scores: mustJSON(res.Scores), Now: now,
-		})
-	}); err != nil {
-		return nil, interpretError("saving the workspace state", err)
+	if !readOnly {
+		if err := c.beginTenant(ctx, tenant, func(tx pgx.Tx) error {
+			return c.q.WithTx(tx).WorkspaceStateSave(ctx, db.WorkspaceStateSaveParams{
+				TenantID: tenant, Scope: workspaceScope(session),
+				Winners: winners, Scores: mustJSON(res.Scores), Now: now,
+			})
+		}); err != nil {
+			return nil, interpretError("saving the workspace state", err)
+		}
 	}
 	out.Workspace.Scores, out.Workspace.Previous, out.Workspace.Winners, out.Workspace.Fallback =
 		res.Scores, nonNil(previous), nonNil(res.Winners), res.Fallback

@@ -706,3 +706,37 @@ func (c *Coordinator) auditAs(ctx context.Context, q *db.Queries, tenant, actor,
 		Detail: mustJSON(detail),
 	})
 }
+
+// Lifecycle modes of a tenant (zb.tenant.settings "lifecycle").
+const (
+	// LifecycleWorker (the default) lets the worker run the tenant's lifecycle: derivation,
+	// idle-session consolidation, decay, review and sleep.
+	LifecycleWorker = "worker"
+	// LifecycleManual leaves the tenant out of every worker sweep: a caller drives its
+	// lifecycle through the coordinator (a benchmark on a virtual clock, a replay).
+	LifecycleManual = "manual"
+)
+
+// SetLifecycle sets who runs a tenant's lifecycle (LifecycleWorker or LifecycleManual), creating
+// the tenant if needed, and writes an audit event governance.update. The application role may
+// not (ErrForbidden).
+func (c *Coordinator) SetLifecycle(ctx context.Context, tenant, mode string) error {
+	if err := checkTenant(tenant); err != nil {
+		return err
+	}
+	if mode != LifecycleWorker && mode != LifecycleManual {
+		return fmt.Errorf("%w: lifecycle %q, want %q or %q", ErrInvalidInput, truncate(mode, 40), LifecycleWorker, LifecycleManual)
+	}
+	now := c.clock.Now()
+	err := c.beginTenant(ctx, tenant, func(tx pgx.Tx) error {
+		q := c.q.WithTx(tx)
+		if err := q.TenantEnsure(ctx, db.TenantEnsureParams{ID: tenant, Name: tenant}); err != nil {
+			return err
+		}
+		if _, err := q.GovernanceSettingsMerge(ctx, db.GovernanceSettingsMergeParams{TenantID: tenant, Patch: mustJSON(map[string]any{"lifecycle": mode})}); err != nil {
+			return err
+		}
+		return c.audit(ctx, q, tenant, "governance.update", nil, now, map[string]any{"lifecycle": mode})
+	})
+	return interpretError("setting the lifecycle", err)
+}

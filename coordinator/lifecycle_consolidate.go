@@ -40,7 +40,7 @@ type ConsolidateReport struct {
 	Facts []int64 `json:"facts"`
 	// Schemas are the semantic schema memories created by dual-process consolidation.
 	Schemas []int64 `json:"schemas"`
-	// Consolidated counts the turns marked consolidated.
+	// Consolidated counts the turns moved to the episodic layer.
 	Consolidated int `json:"consolidated"`
 }
 
@@ -56,8 +56,10 @@ type ConsolidateReport struct {
 //   - with dual_process on, System 1 clusters the turns (consolidation.ClusterEpisodes: cosine
 //     and entity overlap) and System 2 (the offline writer) turns every cluster into a semantic
 //     schema memory (kind 'schema') whose source_ids are the union of the cluster's;
-//   - the turns become status 'consolidated' (they leave default recall but stay reachable
-//     through the provenance of what carries them) and the session's consolidated_at is set;
+//   - the turns move from the short-term to the episodic layer and stay active: the precise trace
+//     is kept beside the episode, fact and schema that carry it (complementary learning systems),
+//     recall delivers each turn at its own granularity and an episode as its best lines
+//     (DeliverResults), and the session's consolidated_at is set;
 //   - one derive job for the new memories (entities, edges, missing embeddings) is enqueued.
 //
 // New memories are AI-generated. A session consolidated before is left alone (idempotent) unless
@@ -194,7 +196,7 @@ func (c *Coordinator) Consolidate(ctx context.Context, tenant string, sessionID 
 			turnIDs[i] = t.ID
 		}
 		if len(turnIDs) > 0 {
-			n, err := q.LcSetStatus(ctx, db.LcSetStatusParams{TenantID: tenant, Ids: turnIDs, Status: string(db.ZbMemoryStatusConsolidated), Now: now})
+			n, err := q.LcTurnsToEpisodic(ctx, db.LcTurnsToEpisodicParams{TenantID: tenant, Ids: turnIDs, Now: now})
 			if err != nil {
 				return err
 			}

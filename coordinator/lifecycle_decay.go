@@ -51,12 +51,15 @@ type DecayReport struct {
 // the tenant's memories; rows another transaction holds are skipped). For each, with R its
 // retrievability now:
 //
-//   - R < 0.1 and it is carried by a consolidated memory (it is among the source_ids of an
-//     active AI-generated or schema memory), or — unless it carries consolidated sources itself —
-//     the IB budget [ib_budget] judges it not worth
-//     keeping (budget.Decide with its accesses, confidence, days since access, length, entity
-//     count and embedding variance against the tenant's recent recall context) → archived: it
-//     leaves default recall and stays reachable through provenance and deep recall;
+//   - R < 0.1 and it is carried: an active AI-generated or schema memory lists it among its
+//     sources and states its text as it is (a fact copied from a turn; an episode or schema that
+//     contains or summarizes it does not carry it, since recall would then deliver a coarser
+//     memory in its place); or, for a derived memory that carries nothing itself, the IB budget
+//     [ib_budget] judges it not worth keeping (budget.Decide with its accesses, confidence, days
+//     since access, length, entity count and embedding variance against the tenant's recent
+//     recall context) → archived: it leaves default recall and stays reachable through
+//     provenance and deep recall. What a caller stored is never archived by the budget: it is
+//     the precise trace a question may need (DESIGN.md §1.7);
 //   - otherwise it is kept and its fade_at moves to the next predicted crossing: the fade time
 //     itself when R is still ≥ 0.1 (its stability grew), else the next time R falls by another
 //     factor of 10 (R = 0.01, 0.001, ...), and at least DecayRecheckMin from now;
@@ -155,9 +158,11 @@ func (c *Coordinator) DecayDue(ctx context.Context, tenant string, limit int, ho
 					rep.ArchivedCarried++
 					continue
 				}
-				// A memory that carries consolidated sources is where their content lives; the
-				// budget never archives it, or forgetting would lose knowledge (DESIGN.md §6).
-				if sw.enabled("ib_budget") && r.Carries == 0 {
+				// A memory that carries consolidated sources is where their content lives, and
+				// what a caller stored is the trace a question may need: the budget archives
+				// neither, or forgetting would lose knowledge (DESIGN.md §1.7, §6). It compresses
+				// derived memories that carry nothing.
+				if sw.enabled("ib_budget") && r.AiGenerated && r.Carries == 0 {
 					// The recent recall context only matters for an embedded memory.
 					if !recentRead && r.Embedding != nil {
 						v, err := q.LcRecentContext(ctx, db.LcRecentContextParams{TenantID: tenant, K: RecentContextRecalls})

@@ -28,11 +28,11 @@ func TestDecayDueTouchesOnlyFaded(t *testing.T) {
 		insertMem(t, pool, tenant, memSpec{content: "ordinary note number " + itoa(int64(i)), created: t0.Add(-time.Hour), stability: 7, fadeAt: future, derived: true})
 	}
 	old := t0.Add(-60 * 24 * time.Hour)
-	// carried: faded and among the sources of a schema → archived.
+	// carried: faded, and a fact derived from it states its text as it is → archived.
 	carried := insertMem(t, pool, tenant, memSpec{layer: "episodic", kind: "episode", content: "Melanie painted a lake.", created: old, stability: 1, fadeAt: past, derived: true})
-	insertMem(t, pool, tenant, memSpec{kind: "schema", content: "Melanie paints.", created: t0, stability: 7, fadeAt: future, sources: []int64{carried}, ai: true, derived: true})
+	insertMem(t, pool, tenant, memSpec{kind: "fact", content: "Melanie painted a lake.", created: t0, stability: 7, fadeAt: future, sources: []int64{carried}, ai: true, derived: true})
 	// unused: faded, never accessed for 60 days → the IB budget compresses it → archived.
-	unused := insertMem(t, pool, tenant, memSpec{layer: "episodic", kind: "episode", content: "Caroline mentioned Anna and Tom at lunch.", created: old, stability: 1, fadeAt: past, derived: true})
+	unused := insertMem(t, pool, tenant, memSpec{layer: "episodic", kind: "episode", content: "Caroline mentioned Anna and Tom at lunch.", created: old, stability: 1, fadeAt: past, derived: true, ai: true})
 	// used: faded, but recalled 10 times 3 days ago → kept, fade_at pushed to the next crossing.
 	used := insertMem(t, pool, tenant, memSpec{
 		layer: "episodic", kind: "episode", content: "The wifi password is hunter2.", created: old,
@@ -234,7 +234,8 @@ func TestConsolidateSession(t *testing.T) {
 		rep.Episodes[0]).Scan(&src, &from, &to))
 	require.Equal(t, turns[:3], src)
 	require.True(t, to.After(from))
-	require.Equal(t, 5, queryInt(t, pool, `SELECT count(*) FROM zb.memory WHERE id = ANY($1) AND status = 'consolidated'`, turns))
+	// The turns stay active at their own granularity, moved to the episodic layer.
+	require.Equal(t, 5, queryInt(t, pool, `SELECT count(*) FROM zb.memory WHERE id = ANY($1) AND status = 'active' AND layer = 'episodic'`, turns))
 	require.Equal(t, 1, queryInt(t, pool, `SELECT count(*) FROM zb.session WHERE id = $1 AND consolidated_at IS NOT NULL`, sess))
 	// Every turn stays reachable through the provenance of an active memory.
 	require.Equal(t, 5, queryInt(t, pool, `SELECT count(DISTINCT s) FROM zb.memory m, unnest(m.source_ids) s WHERE m.tenant_id = $1 AND m.status = 'active' AND s = ANY($2)`, tenant, turns))
@@ -267,7 +268,7 @@ func TestConsolidateSession(t *testing.T) {
 	require.False(t, rep.AlreadyConsolidated)
 	require.Equal(t, 1, rep.Turns, "only the late turn")
 	require.Len(t, rep.Episodes, 1)
-	require.Equal(t, "consolidated", queryString(t, pool, `SELECT status::text FROM zb.memory WHERE id = $1`, late.ID))
+	require.Equal(t, "active episodic", queryString(t, pool, `SELECT status::text || ' ' || layer::text FROM zb.memory WHERE id = $1`, late.ID))
 	require.Zero(t, queryInt(t, pool, `SELECT count(*) FROM zb.memory WHERE tenant_id = $1 AND layer = 'short_term' AND status = 'active'`, tenant))
 	rep, err = b.co.Consolidate(ctx, tenant, sess, nil)
 	require.NoError(t, err)
@@ -295,12 +296,61 @@ func TestDecayDueKeepsCarriers(t *testing.T) {
 	})
 	plain := insertMem(t, pool, tenant, memSpec{
 		layer: "episodic", kind: "episode", content: "Caroline mentioned Anna at lunch.",
+		created: old, stability: 1, fadeAt: past, derived: true, ai: true,
+	})
+	// What a caller stored is the trace a question may need: the budget never archives it.
+	mine := insertMem(t, pool, tenant, memSpec{
+		layer: "episodic", kind: "interaction", content: "Caroline: Anna joined us at lunch.",
 		created: old, stability: 1, fadeAt: past, derived: true,
 	})
 	rep, err := b.co.DecayDue(ctx, tenant, 0, nil)
 	require.NoError(t, err)
-	require.Equal(t, []int64{plain}, rep.Archived, "the non-carrier is archived by the budget")
+	require.Equal(t, []int64{plain}, rep.Archived, "the derived non-carrier is archived by the budget")
+	require.Equal(t, "active", queryString(t, pool, `SELECT status::text FROM zb.memory WHERE id = $1`, mine))
 	require.Equal(t, "active", queryString(t, pool, `SELECT status::text FROM zb.memory WHERE id = $1`, carrier))
 	require.Equal(t, 1, queryInt(t, pool, `SELECT count(*) FROM zb.memory WHERE id = $1 AND fade_at > $2`, carrier, t0),
 		"the carrier is rescheduled to its next crossing")
+}
+
+// A tenant whose lifecycle is manual is left out of every worker sweep (tenant fan-out, idle
+// sessions, underived memories); its caller still finds its idle sessions.
+func TestLifecycleManualLeavesWorkerSweeps(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	ctx := ctxT(t)
+	sess := map[string]uuid.UUID{"lc-manual": uuid.New(), "lc-worker": uuid.New()}
+	for tenant, id := range sess {
+		_, err := b.co.Store(ctx, coordinator.StoreInput{TenantID: tenant, Content: "Melanie: I painted a lake today.", SessionID: &id})
+		require.NoError(t, err)
+	}
+	require.NoError(t, b.co.SetLifecycle(ctx, "lc-manual", coordinator.LifecycleManual))
+	require.ErrorIs(t, b.co.SetLifecycle(ctx, "lc-manual", "sometimes"), coordinator.ErrInvalidInput)
+	b.clock.Add(2 * time.Hour)
+
+	tenants, err := b.co.Tenants(ctx)
+	require.NoError(t, err)
+	require.Contains(t, tenants, "lc-worker")
+	require.NotContains(t, tenants, "lc-manual")
+	underived, err := b.co.UnderivedTenants(ctx, 1000)
+	require.NoError(t, err)
+	require.Contains(t, underived, "lc-worker")
+	require.NotContains(t, underived, "lc-manual")
+	idle, err := b.co.IdleSessions(ctx, time.Hour, 1000)
+	require.NoError(t, err)
+	var idleTenants []string
+	for _, s := range idle {
+		idleTenants = append(idleTenants, s.TenantID)
+	}
+	require.Contains(t, idleTenants, "lc-worker")
+	require.NotContains(t, idleTenants, "lc-manual")
+	own, err := b.co.TenantIdleSessions(ctx, "lc-manual", time.Hour, 10)
+	require.NoError(t, err)
+	require.Len(t, own, 1)
+	require.Equal(t, sess["lc-manual"], own[0].ID)
+
+	// Back to the worker.
+	require.NoError(t, b.co.SetLifecycle(ctx, "lc-manual", coordinator.LifecycleWorker))
+	tenants, err = b.co.Tenants(ctx)
+	require.NoError(t, err)
+	require.Contains(t, tenants, "lc-manual")
 }

@@ -101,7 +101,7 @@ type SleepReport struct {
 	// ProtectedByCopy counts the archive candidates kept because their triple-copy strength is at
 	// least CopyProtectThreshold [triple_copy].
 	ProtectedByCopy int `json:"protected_by_copy,omitempty"`
-	// SchemasCreated counts schema memories; Consolidated the episodes they absorbed.
+	// SchemasCreated counts schema memories; Consolidated the episodes they were formed from.
 	SchemasCreated int `json:"schemas_created"`
 	Consolidated   int `json:"consolidated"`
 	// MeanStabilityBefore and MeanStabilityAfter are over the run's episodes, in days.
@@ -158,8 +158,9 @@ type sleepEdge struct {
 //     [ib_budget]; pruning of touched edges whose weight ends below 0.05.
 //  4. Dual-process consolidation [dual_process]: the run's active episodic memories are
 //     clustered (oldest first, in chunks of consolidation.MaxEpisodesDefault) and every cluster
-//     becomes a schema memory with the union of their sources; the members become
-//     'consolidated'. A derive job is enqueued for the schemas.
+//     becomes a schema memory with the union of their sources; the members stay active (a
+//     schema adds a compact statement, it never hides the episodes it was formed from). A derive
+//     job is enqueued for the schemas.
 //  5. Spectral health [spectral_health]: λ₂ of the entity graph before and after.
 //
 // Before the episodes are read, the run that opens a window runs the tagging-and-capture sweep
@@ -695,8 +696,8 @@ func (s *sleeper) simulate(rows []db.LcSleepEpisodesRow, seed uint32) error {
 				continue
 			}
 			keep := !slices.Contains(carried, id)
-			// The budget never archives a memory that carries consolidated sources (see DecayDue).
-			if keep && s.sw.enabled("ib_budget") && r.Carries == 0 {
+			// The budget archives only derived memories that carry nothing (see DecayDue).
+			if keep && s.sw.enabled("ib_budget") && r.AiGenerated && r.Carries == 0 {
 				dec, err := budget.Decide(budget.Item{
 					Context: r.Context, Retrievals: int(r.AccessCount), Confidence: lcClamp(r.Confidence, 0, 1),
 					DaysSinceAccess: budget.DaysSince(r.LastAccessedAt, s.now), Length: utf8.RuneCountInString(r.Content),
@@ -782,12 +783,8 @@ func (s *sleeper) schemaChunk(rows []db.LcSchemaCandidatesRow) error {
 			}
 		}
 	}
-	n, err := s.q.LcSetStatus(s.ctx, db.LcSetStatusParams{TenantID: s.tenant, Ids: members, Status: string(db.ZbMemoryStatusConsolidated), Now: s.now})
-	if err != nil {
-		return err
-	}
 	s.schemaIDs = append(s.schemaIDs, created...)
-	s.rep.SchemasCreated, s.rep.Consolidated = s.rep.SchemasCreated+len(created), s.rep.Consolidated+int(n)
+	s.rep.SchemasCreated, s.rep.Consolidated = s.rep.SchemasCreated+len(created), s.rep.Consolidated+len(members)
 	return nil
 }
 

@@ -13,7 +13,8 @@ import (
 )
 
 // sleepFixture builds a tenant for a sleep: a useful episode (recalled 3 times), a dull one
-// sharing an entity with it, a faded one carried by a schema, and two near-identical episodes.
+// sharing an entity with it, a faded one carried by a fact that states it, and two near-identical
+// episodes.
 type sleepFixture struct {
 	good, dull, faded, twin1, twin2 int64
 	ea, eb, ec, ed                  int64
@@ -33,7 +34,7 @@ func buildSleepFixture(t *testing.T, b *testBundle, tenant string) sleepFixture 
 	f.dull = ep("Anna met Caroline near Dresden.", 1, t0.Add(-2*time.Hour))
 	f.faded = ep("Tom forgot the keys somewhere.", 0.05, t0.Add(-24*time.Hour))
 	insertMem(t, pool, tenant, memSpec{
-		kind: "schema", content: "Tom loses things.", created: t0.Add(-3 * time.Hour), stability: 7,
+		kind: "fact", content: "Tom forgot the keys somewhere.", created: t0.Add(-3 * time.Hour), stability: 7,
 		sources: []int64{f.faded}, ai: true, derived: true, embed: true,
 	})
 	f.twin1 = ep("Melanie and Caroline went hiking at Mount Rainier on Saturday.", 1, t0.Add(-5*time.Hour))
@@ -87,7 +88,8 @@ func TestSleep(t *testing.T) {
 	require.Equal(t, 1, queryInt(t, pool, `SELECT count(*) FROM zb.memory_link WHERE tenant_id = $1 AND source_id = $2 AND target_id = $3 AND relation = 'associated' AND origin = 'sleep'`,
 		tenant, min(f.good, f.dull), max(f.good, f.dull)))
 	require.Equal(t, 1, queryInt(t, pool, `SELECT count(*) FROM zb.memory WHERE id = $1 AND status = 'archived'`, f.faded))
-	require.Equal(t, 2, queryInt(t, pool, `SELECT count(*) FROM zb.memory WHERE id IN ($1, $2) AND status = 'consolidated'`, f.twin1, f.twin2))
+	// The schema adds a statement; the episodes it was formed from stay active.
+	require.Equal(t, 2, queryInt(t, pool, `SELECT count(*) FROM zb.memory WHERE id IN ($1, $2) AND status = 'active'`, f.twin1, f.twin2))
 	require.Equal(t, 1, queryInt(t, pool, `SELECT count(*) FROM zb.memory WHERE tenant_id = $1 AND kind = 'schema' AND status = 'active' AND source_ids @> $2`,
 		tenant, []int64{f.twin1, f.twin2}))
 	require.Equal(t, 1, queryInt(t, pool, `SELECT count(*) FROM zb.triple_copy WHERE tenant_id = $1 AND memory_id = $2 AND copy = 'deep'`, tenant, f.good))
@@ -116,7 +118,7 @@ func TestSleep(t *testing.T) {
 	graphNow := queryInt(t, pool, `SELECT (SELECT count(*) FROM zb.edge WHERE tenant_id = $1) + (SELECT count(*) FROM zb.memory_link WHERE tenant_id = $1 AND relation = 'associated')`, tenant)
 	require.Equal(t, activeNow, run.storageAfter)
 	require.Equal(t, graphNow, run.edgesAfter)
-	require.Equal(t, run.storageBefore-run.archived-rep.Consolidated+run.schemas, run.storageAfter)
+	require.Equal(t, run.storageBefore-run.archived+run.schemas, run.storageAfter)
 	require.Equal(t, run.edgesBefore+run.newAssoc-run.pruned, run.edgesAfter)
 	require.Equal(t, 6, run.storageBefore)
 	require.Equal(t, 2, run.edgesBefore)

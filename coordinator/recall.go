@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -43,6 +44,9 @@ type RecallOpts struct {
 	// ReadOnly skips the side effects (access counts, stability growth, lability windows,
 	// co-activation, recall event and audit), e.g. for evaluation.
 	ReadOnly bool
+	// Whole delivers every ranked memory as it is stored, duplicates included; by default
+	// nothing is delivered twice and an episode is delivered as its best lines (see Result.Excerpt).
+	Whole bool
 }
 
 // Provenance says where a recalled memory came from.
@@ -92,6 +96,14 @@ type Result struct {
 	AIGenerated bool `json:"ai_generated"`
 	// Provenance says where it came from.
 	Provenance Provenance `json:"provenance"`
+	// When is when it happened: a date (2006-01-02) or a span of dates (first..last) — its event
+	// span, else its occurred_at, else when it was stored.
+	When string `json:"when"`
+	// Dates are the date expressions of its text resolved to dates ("yesterday = 2023-05-07").
+	Dates []ResolvedDate `json:"dates,omitempty"`
+	// Excerpt reports that Content holds only the lines of the memory (an episode) that match the
+	// query best, with their neighbours; the whole memory is one Get away.
+	Excerpt bool `json:"excerpt,omitempty"`
 }
 
 // RecallResult is the answer to one recall.
@@ -274,7 +286,9 @@ func (c *Coordinator) Recall(ctx context.Context, tenant, query string, opts *Re
 		sw = disabledSet(rows[0].Disabled)
 	}
 	rk := *c.ranking
-	rk.K = k
+	// Every candidate is ranked: delivery leaves out what was already delivered and reads the
+	// turns' scores to choose an episode's lines.
+	rk.K = max(k, len(rows))
 	rk.DisableForgetting = rk.DisableForgetting || !sw.enabled("decay")
 	rk.DisableLayerWeights = rk.DisableLayerWeights || !sw.enabled("query_routing")
 	rk.DisableTwoFactorBoost = rk.DisableTwoFactorBoost || !sw.enabled("two_factor_hebbian")
@@ -287,6 +301,15 @@ func (c *Coordinator) Recall(ctx context.Context, tenant, query string, opts *Re
 			nameCache[name] = v
 		}
 		return v
+	}
+	// A consolidated episode among the candidates is the region of the turns it carries.
+	region := map[int64]string{}
+	for i := range rows {
+		if r := &rows[i]; r.Kind == "episode" {
+			for _, src := range r.SourceIDs {
+				region[src] = strconv.FormatInt(r.ID, 10)
+			}
+		}
 	}
 	byID := make(map[string]*db.RecallCandidatesRow, len(rows))
 	rets := make(map[string]float64, len(rows))
@@ -314,6 +337,7 @@ func (c *Coordinator) Recall(ctx context.Context, tenant, query string, opts *Re
 				cd.Next = strconv.FormatInt(r.NextID, 10)
 			}
 		}
+		cd.Region = region[r.ID]
 		if sp := speakerOf(r.Metadata); sp != "" {
 			cd.SpeakerNamed = named(sp)
 		}
@@ -333,8 +357,15 @@ func (c *Coordinator) Recall(ctx context.Context, tenant, query string, opts *Re
 	if err != nil {
 		return nil, fmt.Errorf("error ranking recall candidates: %w", err)
 	}
+	results := make([]Result, 0, len(ranked))
+	lineScore := make(map[string]float64, len(ranked))
 	for _, rr := range ranked {
 		r := byID[rr.ID]
+		if key := lineKey(r.Content); !strings.Contains(r.Content, "\n") {
+			if _, ok := lineScore[key]; !ok {
+				lineScore[key] = rr.Score
+			}
+		}
 		b := bayes.Belief{Alpha: r.ConfAlpha, Beta: r.ConfBeta}
 		iv := b.Interval95()
 		res := Result{
@@ -349,11 +380,11 @@ func (c *Coordinator) Recall(ctx context.Context, tenant, query string, opts *Re
 		if r.ExternalID != nil {
 			res.Provenance.ExternalID = *r.ExternalID
 		}
-		out.Results = append(out.Results, res)
+		res.When = whenOf(r.EventFrom, r.EventTo, r.OccurredAt, r.CreatedAt)
+		res.Dates = resolvedDates(r.Metadata)
+		results = append(results, res)
 	}
-	if out.Results == nil {
-		out.Results = []Result{}
-	}
+	out.Results = deliverResults(results, k, params.Terms, lineScore, opts.Whole)
 	tm.Rank = time.Since(t0)
 	if opts.ReadOnly {
 		tm.Total = time.Since(start)

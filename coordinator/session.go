@@ -98,13 +98,36 @@ func (c *Coordinator) EndSession(ctx context.Context, tenant string, id uuid.UUI
 	return &out, nil
 }
 
-// IdleSessions returns up to limit open sessions of every tenant without activity for at least
-// idle, oldest first: the worker ends them (EndSession) to consolidate them.
+// IdleSessions returns up to limit open sessions of every tenant whose lifecycle the worker runs
+// (see SetLifecycle) without activity for at least idle, oldest first: the worker ends them
+// (EndSession) to consolidate them.
 func (c *Coordinator) IdleSessions(ctx context.Context, idle time.Duration, limit int) ([]Session, error) {
+	return c.idleSessions(ctx, "", idle, limit)
+}
+
+// TenantIdleSessions is IdleSessions for one tenant, whatever its lifecycle setting: a caller
+// that drives a tenant's lifecycle itself finds the sessions to end here.
+func (c *Coordinator) TenantIdleSessions(ctx context.Context, tenant string, idle time.Duration, limit int) ([]Session, error) {
+	if err := checkTenant(tenant); err != nil {
+		return nil, err
+	}
+	return c.idleSessions(ctx, tenant, idle, limit)
+}
+
+func (c *Coordinator) idleSessions(ctx context.Context, tenant string, idle time.Duration, limit int) ([]Session, error) {
 	if idle <= 0 || limit < 1 || limit > 100000 {
 		return nil, fmt.Errorf("%w: idle must be positive and limit in [1, 100000]", ErrInvalidInput)
 	}
-	rows, err := c.q.SessionListIdle(ctx, db.SessionListIdleParams{IdleBefore: c.clock.Now().Add(-idle), K: int32(limit)})
+	before := c.clock.Now().Add(-idle)
+	var rows []db.ZbSession
+	var err error
+	if tenant == "" {
+		rows, err = c.q.SessionListIdle(ctx, db.SessionListIdleParams{IdleBefore: before, K: int32(limit)})
+	} else {
+		rows, err = tenantRead(ctx, c, tenant, func(q *db.Queries) ([]db.ZbSession, error) {
+			return q.SessionListIdleTenant(ctx, db.SessionListIdleTenantParams{TenantID: tenant, IdleBefore: before, K: int32(limit)})
+		})
+	}
 	if err != nil {
 		return nil, interpretError("listing idle sessions", err)
 	}

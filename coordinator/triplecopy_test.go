@@ -36,7 +36,7 @@ func TestDecayTripleCopyProtects(t *testing.T) {
 		mk := func(content string, deep bool) int64 {
 			id := insertMem(t, pool, tenant, memSpec{
 				layer: "episodic", kind: "episode", content: content,
-				created: old, stability: 1, fadeAt: past, derived: true,
+				created: old, stability: 1, fadeAt: past, derived: true, ai: true,
 			})
 			execSQL(t, pool, `INSERT INTO zb.triple_copy (tenant_id, memory_id, copy, initial_strength, tau_seconds, created_at)
 				VALUES ($1, $2, 'fast', 0.15, 14400, $3), ($1, $2, 'medium', 0.12, 1209600, $3)`, tenant, id, old)
@@ -80,7 +80,7 @@ func TestDecayTripleCopyProtects(t *testing.T) {
 }
 
 // TestSleepTripleCopyProtects measures triple_copy in sleep's archive decision on the sleep
-// fixture: its faded episode (R < 0.1, carried by a schema, archived by TestSleep) gets a deep
+// fixture: its faded episode (R < 0.1, carried by a fact, archived by TestSleep) gets a deep
 // copy of strength 0.6·(1 − e^{−2}) ≈ 0.519; with triple_copy on sleep keeps it (0 archived, 1
 // protected), with it off sleep archives it as before (1 archived, 0 protected).
 func TestSleepTripleCopyProtects(t *testing.T) {

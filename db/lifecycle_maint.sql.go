@@ -16,8 +16,10 @@ import (
 const lcCarried = `-- name: LcCarried :many
 SELECT DISTINCT s.id::bigint AS id
 FROM zb.memory c CROSS JOIN LATERAL unnest(c.source_ids) AS s(id)
+JOIN zb.memory m ON m.tenant_id = c.tenant_id AND m.id = s.id
 WHERE c.source_ids && $1::bigint[] AND c.tenant_id = $2::text AND c.status = 'active'
   AND (c.ai_generated OR c.kind = 'schema') AND s.id = ANY ($1::bigint[]) AND s.id <> c.id
+  AND m.content = c.content
 ORDER BY 1
 `
 
@@ -26,10 +28,11 @@ type LcCarriedParams struct {
 	TenantID string  `json:"tenant_id"`
 }
 
-// LcCarried returns which of ids are sources of another active consolidated memory (an
-// AI-generated or schema memory whose source_ids contain them). The carriers are found once for
-// all ids (source_ids && ids: one probe of the GIN index memory_source_ids_idx, or at worst one
-// pass over the tenant's active rows), never once per id.
+// LcCarried returns which of ids are carried: another active consolidated memory (an
+// AI-generated or schema memory whose source_ids contain them) states their text as it is (see
+// LcDecayCandidates). The carriers are found once for all ids (source_ids && ids: one probe of
+// the GIN index memory_source_ids_idx, or at worst one pass over the tenant's active rows), never
+// once per id.
 func (q *Queries) LcCarried(ctx context.Context, arg LcCarriedParams) ([]int64, error) {
 	rows, err := q.db.Query(ctx, lcCarried, arg.Ids, arg.TenantID)
 	if err != nil {
@@ -106,7 +109,7 @@ func (q *Queries) LcDecayApply(ctx context.Context, arg LcDecayApplyParams) (LcD
 const lcDecayCandidates = `-- name: LcDecayCandidates :many
 WITH cand AS (
     SELECT m.id, m.context, m.layer, m.kind, m.content, m.stability, m.last_accessed_at, m.valence, m.arousal,
-           m.significance, m.access_count, m.confidence, m.embedding, m.fade_at, m.source_ids, m.tenant_id
+           m.significance, m.access_count, m.confidence, m.embedding, m.fade_at, m.source_ids, m.tenant_id, m.ai_generated
     FROM zb.memory_fade f
     JOIN zb.memory m ON m.tenant_id = f.tenant_id AND m.id = f.memory_id
     WHERE f.tenant_id = $1::text AND f.fade_at <= $2::timestamptz AND m.status = 'active'
@@ -114,15 +117,15 @@ WITH cand AS (
     LIMIT $3::int
     FOR UPDATE OF m SKIP LOCKED
 ), carriers AS MATERIALIZED (
-    SELECT DISTINCT s.id
+    SELECT DISTINCT s.id, c.content
     FROM zb.memory c CROSS JOIN LATERAL unnest(c.source_ids) AS s(id)
     WHERE c.source_ids && (SELECT coalesce(array_agg(cand.id), '{}'::bigint[]) FROM cand)
       AND c.tenant_id = $1::text AND c.status = 'active' AND (c.ai_generated OR c.kind = 'schema') AND s.id <> c.id
 )
 SELECT cand.id, cand.context, cand.layer, cand.kind, cand.content, cand.stability, cand.last_accessed_at, cand.valence,
        cand.arousal, cand.significance, cand.access_count, cand.confidence, cand.embedding, cand.fade_at,
-       cardinality(cand.source_ids)::int AS carries,
-       EXISTS (SELECT 1 FROM carriers WHERE carriers.id = cand.id)::boolean AS carried,
+       cardinality(cand.source_ids)::int AS carries, cand.ai_generated,
+       EXISTS (SELECT 1 FROM carriers WHERE carriers.id = cand.id AND carriers.content = cand.content)::boolean AS carried,
        (SELECT count(*) FROM zb.mention mn WHERE mn.tenant_id = cand.tenant_id AND mn.memory_id = cand.id)::int AS entities
 FROM cand
 ORDER BY cand.fade_at, cand.id
@@ -150,15 +153,18 @@ type LcDecayCandidatesRow struct {
 	Embedding      *pgvector.Vector `json:"embedding"`
 	FadeAt         *time.Time       `json:"fade_at"`
 	Carries        int32            `json:"carries"`
+	AiGenerated    bool             `json:"ai_generated"`
 	Carried        bool             `json:"carried"`
 	Entities       int32            `json:"entities"`
 }
 
 // LcDecayCandidates locks up to k active memories of a tenant whose predicted fade time has
 // passed, in fade order, through decay's schedule zb.memory_fade (tenant_id, fade_at); rows
-// another transaction holds are skipped. Per row, carried reports that it is among the sources
-// of another active consolidated memory (an AI-generated or schema memory) and entities counts
-// the entities it mentions (mention_pkey). The carriers are found once for the whole batch
+// another transaction holds are skipped. Per row, carried reports that another active
+// consolidated memory (an AI-generated or schema memory) lists it among its sources and states
+// its text as it is (a fact copied from a turn: the same granularity, so the row may go; an
+// episode or schema that merely contains or summarizes it does not carry it), and entities
+// counts the entities it mentions (mention_pkey). The carriers are found once for the whole batch
 // (source_ids && the candidates' ids: one probe of the GIN index memory_source_ids_idx, or at
 // worst one pass over the tenant's active rows) in a materialized step, never once per
 // candidate: inlined into the EXISTS, a planner with stale statistics (a young tenant) ran it
@@ -188,6 +194,7 @@ func (q *Queries) LcDecayCandidates(ctx context.Context, arg LcDecayCandidatesPa
 			&i.Embedding,
 			&i.FadeAt,
 			&i.Carries,
+			&i.AiGenerated,
 			&i.Carried,
 			&i.Entities,
 		); err != nil {
@@ -653,10 +660,11 @@ func (q *Queries) LcTenantLock(ctx context.Context, tenantID string) error {
 }
 
 const lcTenants = `-- name: LcTenants :many
-SELECT id FROM zb.tenant ORDER BY id
+SELECT id FROM zb.tenant WHERE NOT settings @> '{"lifecycle": "manual"}' ORDER BY id
 `
 
-// LcTenants returns every tenant id in order.
+// LcTenants returns, in order, every tenant whose lifecycle the worker runs: all but those whose
+// settings say {"lifecycle": "manual"} (a caller drives it, e.g. a benchmark on a virtual clock).
 func (q *Queries) LcTenants(ctx context.Context) ([]string, error) {
 	rows, err := q.db.Query(ctx, lcTenants)
 	if err != nil {
@@ -677,6 +685,27 @@ func (q *Queries) LcTenants(ctx context.Context) ([]string, error) {
 	return items, nil
 }
 
+const lcTurnsToEpisodic = `-- name: LcTurnsToEpisodic :execrows
+UPDATE zb.memory SET layer = 'episodic', updated_at = $1::timestamptz
+WHERE tenant_id = $2::text AND id = ANY ($3::bigint[]) AND layer = 'short_term' AND status = 'active'
+`
+
+type LcTurnsToEpisodicParams struct {
+	Now      time.Time `json:"now"`
+	TenantID string    `json:"tenant_id"`
+	Ids      []int64   `json:"ids"`
+}
+
+// LcTurnsToEpisodic moves a consolidated session's active short-term turns to the episodic layer:
+// each stays recallable at its own granularity beside the episode that carries it.
+func (q *Queries) LcTurnsToEpisodic(ctx context.Context, arg LcTurnsToEpisodicParams) (int64, error) {
+	result, err := q.db.Exec(ctx, lcTurnsToEpisodic, arg.Now, arg.TenantID, arg.Ids)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const lcUnderivedTenants = `-- name: LcUnderivedTenants :many
 WITH RECURSIVE t AS (
     (SELECT u.tenant_id FROM zb.memory_underived u ORDER BY u.tenant_id LIMIT 1)
@@ -685,11 +714,15 @@ WITH RECURSIVE t AS (
             ORDER BY u.tenant_id LIMIT 1)
     FROM t WHERE t.tenant_id IS NOT NULL
 )
-SELECT t.tenant_id::text AS tenant_id FROM t WHERE t.tenant_id IS NOT NULL LIMIT $1::int
+SELECT t.tenant_id::text AS tenant_id FROM t
+WHERE t.tenant_id IS NOT NULL
+  AND NOT EXISTS (SELECT 1 FROM zb.tenant x WHERE x.id = t.tenant_id AND x.settings @> '{"lifecycle": "manual"}')
+LIMIT $1::int
 `
 
 // LcUnderivedTenants returns up to k tenants having memories never derived, by a loose index
-// scan of derive's queue (zb.memory_underived; one probe per tenant, not a scan of the rows).
+// scan of derive's queue (zb.memory_underived; one probe per tenant, not a scan of the rows),
+// leaving out tenants whose lifecycle is manual (see LcTenants).
 func (q *Queries) LcUnderivedTenants(ctx context.Context, k int32) ([]string, error) {
 	rows, err := q.db.Query(ctx, lcUnderivedTenants, k)
 	if err != nil {

@@ -535,7 +535,7 @@ func (q *Queries) LcSetValues(ctx context.Context, arg LcSetValuesParams) error 
 const lcSleepEpisodes = `-- name: LcSleepEpisodes :many
 SELECT m.id, m.context, m.layer, m.kind, m.content, m.session_id, m.occurred_at, m.created_at, m.stability,
        m.last_accessed_at, m.valence, m.arousal, m.significance, m.value_estimate, m.access_count, m.confidence,
-       m.fade_at, cardinality(m.source_ids)::int AS carries
+       m.fade_at, cardinality(m.source_ids)::int AS carries, m.ai_generated
 FROM zb.memory m
 WHERE m.tenant_id = $1::text AND m.id < $2::bigint
   AND m.status = 'active' AND m.last_accessed_at > $3::timestamptz AND m.last_accessed_at <= $4::timestamptz
@@ -572,6 +572,7 @@ type LcSleepEpisodesRow struct {
 	Confidence     float64       `json:"confidence"`
 	FadeAt         *time.Time    `json:"fade_at"`
 	Carries        int32         `json:"carries"`
+	AiGenerated    bool          `json:"ai_generated"`
 }
 
 // LcSleepEpisodes locks up to k active, decaying memories of a tenant with activity (store or
@@ -614,6 +615,7 @@ func (q *Queries) LcSleepEpisodes(ctx context.Context, arg LcSleepEpisodesParams
 			&i.Confidence,
 			&i.FadeAt,
 			&i.Carries,
+			&i.AiGenerated,
 		); err != nil {
 			return nil, err
 		}

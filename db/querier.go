@@ -177,10 +177,11 @@ type Querier interface {
 	LcArchive(ctx context.Context, arg LcArchiveParams) (int64, error)
 	// LcBeliefsLock locks the memories' confidence state.
 	LcBeliefsLock(ctx context.Context, arg LcBeliefsLockParams) ([]LcBeliefsLockRow, error)
-	// LcCarried returns which of ids are sources of another active consolidated memory (an
-	// AI-generated or schema memory whose source_ids contain them). The carriers are found once for
-	// all ids (source_ids && ids: one probe of the GIN index memory_source_ids_idx, or at worst one
-	// pass over the tenant's active rows), never once per id.
+	// LcCarried returns which of ids are carried: another active consolidated memory (an
+	// AI-generated or schema memory whose source_ids contain them) states their text as it is (see
+	// LcDecayCandidates). The carriers are found once for all ids (source_ids && ids: one probe of
+	// the GIN index memory_source_ids_idx, or at worst one pass over the tenant's active rows), never
+	// once per id.
 	LcCarried(ctx context.Context, arg LcCarriedParams) ([]int64, error)
 	// LcCountActive counts a tenant's active memories (the storage figure of sleep_run) from the
 	// document counts of its BM25 statistic deltas, which the memory table's triggers keep equal to
@@ -200,9 +201,11 @@ type Querier interface {
 	LcDecayApply(ctx context.Context, arg LcDecayApplyParams) (LcDecayApplyRow, error)
 	// LcDecayCandidates locks up to k active memories of a tenant whose predicted fade time has
 	// passed, in fade order, through decay's schedule zb.memory_fade (tenant_id, fade_at); rows
-	// another transaction holds are skipped. Per row, carried reports that it is among the sources
-	// of another active consolidated memory (an AI-generated or schema memory) and entities counts
-	// the entities it mentions (mention_pkey). The carriers are found once for the whole batch
+	// another transaction holds are skipped. Per row, carried reports that another active
+	// consolidated memory (an AI-generated or schema memory) lists it among its sources and states
+	// its text as it is (a fact copied from a turn: the same granularity, so the row may go; an
+	// episode or schema that merely contains or summarizes it does not carry it), and entities
+	// counts the entities it mentions (mention_pkey). The carriers are found once for the whole batch
 	// (source_ids && the candidates' ids: one probe of the GIN index memory_source_ids_idx, or at
 	// worst one pass over the tenant's active rows) in a materialized step, never once per
 	// candidate: inlined into the EXISTS, a planner with stale statistics (a young tenant) ran it
@@ -363,16 +366,21 @@ type Querier interface {
 	// LcTenantLock takes the transaction-level advisory lock that serializes a tenant's lifecycle
 	// writes (derive, propagate, decay, review, consolidate, sleep, rollback).
 	LcTenantLock(ctx context.Context, tenantID string) error
-	// LcTenants returns every tenant id in order.
+	// LcTenants returns, in order, every tenant whose lifecycle the worker runs: all but those whose
+	// settings say {"lifecycle": "manual"} (a caller drives it, e.g. a benchmark on a virtual clock).
 	LcTenants(ctx context.Context) ([]string, error)
 	// LcTripleCopyEnsureMany writes triple copies (memory, copy, strength, tau, stored at) that do
 	// not exist yet.
 	LcTripleCopyEnsureMany(ctx context.Context, arg LcTripleCopyEnsureManyParams) (int64, error)
+	// LcTurnsToEpisodic moves a consolidated session's active short-term turns to the episodic layer:
+	// each stays recallable at its own granularity beside the episode that carries it.
+	LcTurnsToEpisodic(ctx context.Context, arg LcTurnsToEpisodicParams) (int64, error)
 	// LcUnderivedIDs returns up to k ids of a tenant's memories that were never derived, oldest first
 	// (derive's queue, zb.memory_underived).
 	LcUnderivedIDs(ctx context.Context, arg LcUnderivedIDsParams) ([]int64, error)
 	// LcUnderivedTenants returns up to k tenants having memories never derived, by a loose index
-	// scan of derive's queue (zb.memory_underived; one probe per tenant, not a scan of the rows).
+	// scan of derive's queue (zb.memory_underived; one probe per tenant, not a scan of the rows),
+	// leaving out tenants whose lifecycle is manual (see LcTenants).
 	LcUnderivedTenants(ctx context.Context, k int32) ([]string, error)
 	// LexicalStatCompact folds a tenant's BM25 statistic deltas into one row.
 	LexicalStatCompact(ctx context.Context, tenantID string) (int64, error)
@@ -603,9 +611,13 @@ type Querier interface {
 	SessionEnd(ctx context.Context, arg SessionEndParams) (ZbSession, error)
 	// SessionGet returns one session.
 	SessionGet(ctx context.Context, arg SessionGetParams) (ZbSession, error)
-	// SessionListIdle returns up to k open sessions (of every tenant) without activity since
-	// idle_before, oldest first, for the worker's idle sweep.
+	// SessionListIdle returns up to k open sessions (of every tenant whose lifecycle the worker
+	// runs, see LcTenants) without activity since idle_before, oldest first, for the worker's idle
+	// sweep.
 	SessionListIdle(ctx context.Context, arg SessionListIdleParams) ([]ZbSession, error)
+	// SessionListIdleTenant returns up to k open sessions of one tenant without activity since
+	// idle_before, oldest first, whatever its lifecycle setting (the caller drives it).
+	SessionListIdleTenant(ctx context.Context, arg SessionListIdleTenantParams) ([]ZbSession, error)
 	// SessionMarkConsolidated records that a session's short-term memories were consolidated.
 	SessionMarkConsolidated(ctx context.Context, arg SessionMarkConsolidatedParams) error
 	// SessionTouch creates a session or records activity in it (last_activity_at never goes back).

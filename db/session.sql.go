@@ -72,6 +72,7 @@ func (q *Queries) SessionGet(ctx context.Context, arg SessionGetParams) (ZbSessi
 const sessionListIdle = `-- name: SessionListIdle :many
 SELECT tenant_id, id, context, started_at, last_activity_at, ended_at, consolidated_at, metadata FROM zb.session
 WHERE ended_at IS NULL AND last_activity_at < $1::timestamptz
+  AND NOT EXISTS (SELECT 1 FROM zb.tenant x WHERE x.id = zb.session.tenant_id AND x.settings @> '{"lifecycle": "manual"}')
 ORDER BY last_activity_at, tenant_id, id
 LIMIT $2::int
 `
@@ -81,10 +82,55 @@ type SessionListIdleParams struct {
 	K          int32     `json:"k"`
 }
 
-// SessionListIdle returns up to k open sessions (of every tenant) without activity since
-// idle_before, oldest first, for the worker's idle sweep.
+// SessionListIdle returns up to k open sessions (of every tenant whose lifecycle the worker
+// runs, see LcTenants) without activity since idle_before, oldest first, for the worker's idle
+// sweep.
 func (q *Queries) SessionListIdle(ctx context.Context, arg SessionListIdleParams) ([]ZbSession, error) {
 	rows, err := q.db.Query(ctx, sessionListIdle, arg.IdleBefore, arg.K)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ZbSession
+	for rows.Next() {
+		var i ZbSession
+		if err := rows.Scan(
+			&i.TenantID,
+			&i.ID,
+			&i.Context,
+			&i.StartedAt,
+			&i.LastActivityAt,
+			&i.EndedAt,
+			&i.ConsolidatedAt,
+			&i.Metadata,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const sessionListIdleTenant = `-- name: SessionListIdleTenant :many
+SELECT tenant_id, id, context, started_at, last_activity_at, ended_at, consolidated_at, metadata FROM zb.session
+WHERE tenant_id = $1::text AND ended_at IS NULL AND last_activity_at < $2::timestamptz
+ORDER BY last_activity_at, id
+LIMIT $3::int
+`
+
+type SessionListIdleTenantParams struct {
+	TenantID   string    `json:"tenant_id"`
+	IdleBefore time.Time `json:"idle_before"`
+	K          int32     `json:"k"`
+}
+
+// SessionListIdleTenant returns up to k open sessions of one tenant without activity since
+// idle_before, oldest first, whatever its lifecycle setting (the caller drives it).
+func (q *Queries) SessionListIdleTenant(ctx context.Context, arg SessionListIdleTenantParams) ([]ZbSession, error) {
+	rows, err := q.db.Query(ctx, sessionListIdleTenant, arg.TenantID, arg.IdleBefore, arg.K)
 	if err != nil {
 		return nil, err
 	}

@@ -70,6 +70,12 @@ type RecallHit struct {
 	Content    string  `json:"content"`
 	Score      float64 `json:"score"`
 	Confidence float64 `json:"confidence"`
+	// When is when it happened (a date or first..last span); Dates are the relative dates of
+	// its text resolved ("yesterday = 2023-05-07").
+	When  string   `json:"when"`
+	Dates []string `json:"dates,omitempty"`
+	// Excerpt reports that Content holds only the memory's lines that match the query best.
+	Excerpt bool `json:"excerpt,omitempty"`
 }
 
 // RecallOut is the output of the recall tool.
@@ -148,7 +154,14 @@ func New(cfg *Config) (*mcp.Server, error) {
 			}
 			out := RecallOut{Class: string(res.Class), Results: []RecallHit{}}
 			for _, r := range res.Results {
-				out.Results = append(out.Results, RecallHit{ID: r.ID, Layer: string(r.Layer), Content: r.Content, Score: r.Score, Confidence: r.Confidence})
+				hit := RecallHit{
+					ID: r.ID, Layer: string(r.Layer), Content: r.Content, Score: r.Score, Confidence: r.Confidence,
+					When: r.When, Excerpt: r.Excerpt,
+				}
+				for _, d := range r.Dates {
+					hit.Dates = append(hit.Dates, d.String())
+				}
+				out.Results = append(out.Results, hit)
 			}
 			return nil, out, nil
 		})

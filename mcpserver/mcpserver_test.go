@@ -67,6 +67,7 @@ func TestOverStdio(t *testing.T) {
 	require.NotEmpty(t, results)
 	first := results[0].(map[string]any)
 	require.Equal(t, "Alice's favourite colour is green", first["content"])
+	require.Regexp(t, `^\d{4}-\d{2}-\d{2}$`, first["when"], "every delivered memory says when it happened")
 
 	fb := call("feedback", map[string]any{"id": first["id"], "used": true})
 	require.Equal(t, true, fb["recall_marked"])

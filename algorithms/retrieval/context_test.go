@@ -75,6 +75,41 @@ func TestRankConversationalContext(t *testing.T) {
 	require.Error(t, err)
 }
 
+// A turn carried by an episode among the candidates gets λ_r times the episode's hybrid score:
+// the episode finds the region of the conversation, the turn is delivered.
+func TestRankRegion(t *testing.T) {
+	t.Parallel()
+	cands := []Candidate{
+		{ID: "e", Text: "we repaired the boat and sailed", Layer: LayerEpisodic, Cosine: 0.6, BM25: 4, Retrievability: 1},
+		{ID: "t1", Text: "and sailed on Sunday", Layer: LayerEpisodic, Cosine: 0.2, BM25: 1, Retrievability: 1, Region: "e"},
+		{ID: "t2", Text: "a boat show", Layer: LayerEpisodic, Cosine: 0.3, BM25: 2, Retrievability: 1},
+		{ID: "t3", Text: "tea", Layer: LayerEpisodic, Cosine: 0.2, BM25: 0, Retrievability: 1, Region: "missing"},
+	}
+	got, err := Rank(ClassGeneral, cands, &Config{K: -1, DisableForgetting: true})
+	require.NoError(t, err)
+	byID := map[string]Result{}
+	for _, r := range got {
+		byID[r.ID] = r
+	}
+	// Normalization: cosine (c − 0.2)/0.4, BM25 b/4. Without a session, session = hybrid. e:
+	// hybrid 1. t1: v 0, b 0.25 → 0.175, region 1 → context (0.175 + 0.5·1 + 0.5·0.175)/1.5.
+	// t2: v 0.25, b 0.5 → 0.425. t3: a region that is not a candidate adds nothing.
+	require.Equal(t, []string{"e", "t1", "t2", "t3"}, ids(got))
+	require.InDelta(t, 1.0, byID["t1"].Signals.Region, 1e-12)
+	require.InDelta(t, (0.175+0.5+0.5*0.175)/1.5, byID["t1"].Score, 1e-12)
+	require.InDelta(t, 0.425, byID["t2"].Score, 1e-12)
+	require.Zero(t, byID["t3"].Signals.Region)
+
+	// λ_r = 0 (a negative weight) or the context ablation drop the region.
+	for _, cfg := range []*Config{{K: -1, DisableForgetting: true, RegionWeight: -1}, {K: -1, DisableForgetting: true, DisableContext: true}} {
+		got, err = Rank(ClassGeneral, cands, cfg)
+		require.NoError(t, err)
+		require.Equal(t, []string{"e", "t2", "t1", "t3"}, ids(got))
+	}
+	_, err = Rank(ClassGeneral, cands, &Config{RegionWeight: math.Inf(1)})
+	require.Error(t, err)
+}
+
 func TestNamedIn(t *testing.T) {
 	t.Parallel()
 	cases := []struct {

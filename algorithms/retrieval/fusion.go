@@ -46,6 +46,11 @@ const (
 	// candidates): turns of the session that is about the query rank above
 	// turns that only share a word with it. Measured on LoCoMo.
 	SessionWeightDefault = 0.5
+	// RegionWeightDefault is λ_r, the weight of the hybrid score of the
+	// consolidated episode that carries a memory (its region of the
+	// conversation): the same weight as a neighbour, since an episode is the
+	// turn's wider neighbourhood found as one document.
+	RegionWeightDefault = 0.5
 	// SpeakerBoostDefault is β_s, the score multiplier 1 + β_s applied to a
 	// memory whose speaker is named in the query.
 	SpeakerBoostDefault = 0.3
@@ -139,6 +144,9 @@ type Config struct {
 	// SessionWeight is λ_s of the context score. Defaults to
 	// SessionWeightDefault; a negative value means 0.
 	SessionWeight float64
+	// RegionWeight is λ_r of the context score. Defaults to
+	// RegionWeightDefault; a negative value means 0.
+	RegionWeight float64
 	// SpeakerBoost is β_s of the entity multiplier. Defaults to
 	// SpeakerBoostDefault; a negative value means 0.
 	SpeakerBoost float64
@@ -187,6 +195,7 @@ func (c *Config) WithDefaults() *Config {
 	}{
 		{&out.NeighbourWeight, NeighbourWeightDefault},
 		{&out.SessionWeight, SessionWeightDefault},
+		{&out.RegionWeight, RegionWeightDefault},
 		{&out.SpeakerBoost, SpeakerBoostDefault},
 		{&out.ParticipantBoost, ParticipantBoostDefault},
 	} {
@@ -216,6 +225,7 @@ func (c *Config) validate() error {
 		{"DedupThreshold", c.DedupThreshold},
 		{"NeighbourWeight", c.NeighbourWeight},
 		{"SessionWeight", c.SessionWeight},
+		{"RegionWeight", c.RegionWeight},
 		{"SpeakerBoost", c.SpeakerBoost},
 		{"ParticipantBoost", c.ParticipantBoost},
 	} {
@@ -270,6 +280,10 @@ type Candidate struct {
 	// SessionBM25 is the raw BM25 (≥ 0) of the memory's whole session as one
 	// document; ignored without a Session.
 	SessionBM25 float64
+	// Region is the ID of the memory that carries this one within a wider
+	// span of its conversation (the consolidated episode of its turns); empty
+	// means none. Only a region that is itself a candidate contributes.
+	Region string
 	// SpeakerNamed reports that the memory's speaker is named in the query
 	// (see [NamedIn]).
 	SpeakerNamed bool
@@ -289,11 +303,14 @@ type Signals struct {
 	// Neighbour is the better Hybrid of the memory's session neighbours among
 	// the candidates (0 without).
 	Neighbour float64
+	// Region is the Hybrid of the memory's region among the candidates (0
+	// without).
+	Region float64
 	// Session is SessionBM25 divided by the best SessionBM25 among the
 	// candidates, or Hybrid for a memory without a session.
 	Session float64
-	// Context is (Hybrid + λ_n·Neighbour + λ_s·Session)/(1 + λ_s); it equals
-	// Hybrid for a memory without a session and neighbours.
+	// Context is (Hybrid + λ_n·Neighbour + λ_r·Region + λ_s·Session)/(1 + λ_s);
+	// it equals Hybrid for a memory without a session, neighbours or region.
 	Context float64
 	// Entity is the multiplier 1 + β_s·[speaker named] + β_p·[session
 	// participant named].
@@ -433,7 +450,7 @@ func layerOrder(l Layer) int {
 // per-query min-max normalization of the cosine and BM25 signals, the hybrid
 // score, the conversational context
 //
-//	context(d) = (hybrid(d) + λ_n·max(hybrid(prev), hybrid(next)) + λ_s·session(d)) / (1 + λ_s)
+//	context(d) = (hybrid(d) + λ_n·max(hybrid(prev), hybrid(next)) + λ_r·hybrid(region) + λ_s·session(d)) / (1 + λ_s)
 //	entity(d)  = 1 + β_s·[d's speaker named] + β_p·[a speaker of d's session named]
 //
 // (session(d) = SessionBM25/max SessionBM25 over the candidates, or hybrid(d)
@@ -477,9 +494,9 @@ func Rank(class QueryClass, cands []Candidate, cfg *Config) ([]Result, error) {
 			sessMax = max(sessMax, cd.SessionBM25)
 		}
 	}
-	ln, ls, bs, bp := c.NeighbourWeight, c.SessionWeight, c.SpeakerBoost, c.ParticipantBoost
+	ln, ls, lr, bs, bp := c.NeighbourWeight, c.SessionWeight, c.RegionWeight, c.SpeakerBoost, c.ParticipantBoost
 	if c.DisableContext {
-		ln, ls, bs, bp = 0, 0, 0, 0
+		ln, ls, lr, bs, bp = 0, 0, 0, 0, 0
 	}
 
 	best := make(map[string]int)
@@ -504,7 +521,10 @@ func Rank(class QueryClass, cands []Candidate, cfg *Config) ([]Result, error) {
 				sg.Session = cd.SessionBM25 / sessMax
 			}
 		}
-		sg.Context = (sg.Hybrid + ln*sg.Neighbour + ls*sg.Session) / (1 + ls)
+		if h, ok := bestHybrid[cd.Region]; ok && cd.Region != "" && cd.Region != cd.ID {
+			sg.Region = h
+		}
+		sg.Context = (sg.Hybrid + ln*sg.Neighbour + lr*sg.Region + ls*sg.Session) / (1 + ls)
 		if cd.SpeakerNamed {
 			sg.Entity += bs
 		}

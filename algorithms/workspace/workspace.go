@@ -640,7 +640,7 @@ func (a *Assembler) fill(s Scored, c Candidate, share int, pinned bool) (Section
 			blank = append(blank, it.ID) // nothing to render
 			continue
 		}
-		pieces = append(pieces, budget.Piece{ID: it.ID, Text: it.Text, Score: it.Score, Tokens: it.Tokens, Pinned: pinned})
+		pieces = append(pieces, budget.Piece{ID: it.ID, Text: it.Text, Score: budget.InformationValue(it.Score, it.Tokens), Tokens: it.Tokens, Pinned: pinned})
 	}
 	room := max(share-head, 0)
 	sel, err := budget.Select(pieces, budget.SelectConfig{

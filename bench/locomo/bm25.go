@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -11,33 +12,59 @@ import (
 	"github.com/zenbrain/zb/algorithms/retrieval"
 )
 
-// BM25NameDefault is the default name of [BM25System].
+// BM25NameDefault is the default name of [BM25System] over single turns; over windows of n
+// turns the default name is "bm25-w<n>" ([BM25WindowName]).
 const BM25NameDefault = "bm25"
+
+// The window sizes of the yardsticks [Baselines] returns besides single turns.
+const (
+	// BM25WindowSmall is the smaller window: 4 consecutive turns ("bm25-w4").
+	BM25WindowSmall = 4
+	// BM25WindowLarge is the larger window: 8 consecutive turns ("bm25-w8").
+	BM25WindowLarge = 8
+)
+
+// BM25WindowName returns the default name of a [BM25System] over windows of n turns:
+// "bm25" for n ≤ 1, else "bm25-w<n>".
+func BM25WindowName(n int) string {
+	if n <= 1 {
+		return BM25NameDefault
+	}
+	return fmt.Sprintf("%s-w%d", BM25NameDefault, n)
+}
 
 // BM25SystemConfig configures [NewBM25System].
 type BM25SystemConfig struct {
-	// Name is the system's name in reports. Defaults to BM25NameDefault.
+	// Name is the system's name in reports. Defaults to BM25WindowName(Window).
 	Name string
+	// Window is the number of consecutive turns of one session per document: the turns of
+	// each session (as one Ingest call hands them over) are cut into non-overlapping windows
+	// of Window turns, the last one possibly shorter. A window's text is its turns' texts, one
+	// per line, and its source ids are its turns' dia_ids. 0 or 1 means single turns; negative
+	// values are an error.
+	Window int
 	// BM25 configures the scorer (k1, b, language); the zero value means
 	// retrieval's defaults (k1 1.2, b 0.75, language detected per text).
 	BM25 retrieval.BM25Config
 }
 
-// BM25System is the lexical baseline: every message is one document, scored
-// against the query with Okapi BM25 ([retrieval.BM25] over textproc.Terms).
+// BM25System is the lexical baseline: every message (or every window of consecutive
+// messages of one session, see [BM25SystemConfig.Window]) is one document, scored against the
+// query with Okapi BM25 ([retrieval.BM25] over textproc.Terms).
 // Documents scoring 0 (no shared term) are not returned. The index of a
 // tenant is built in AfterIngest (or by the first Search after an Ingest). A
 // BM25System is safe for concurrent use.
 type BM25System struct {
 	name    string
 	cfg     retrieval.BM25Config
+	window  int
 	mu      sync.Mutex
 	tenants map[string]*bm25Tenant
 }
 
 type bm25Tenant struct {
 	docs  []string
-	ids   []string
+	ids   [][]string      // source ids per document
 	index *retrieval.BM25 // nil when docs changed since the last build
 }
 
@@ -51,14 +78,18 @@ func NewBM25System(cfg *BM25SystemConfig) (*BM25System, error) {
 	if _, err := retrieval.NewBM25(nil, &c.BM25); err != nil {
 		return nil, fmt.Errorf("error creating BM25 system: %w", err)
 	}
+	if c.Window < 0 {
+		return nil, fmt.Errorf("error creating BM25 system: window %d is negative", c.Window)
+	}
 	return &BM25System{
-		name:    cmp.Or(c.Name, BM25NameDefault),
+		name:    cmp.Or(c.Name, BM25WindowName(c.Window)),
 		cfg:     c.BM25,
+		window:  max(c.Window, 1),
 		tenants: map[string]*bm25Tenant{},
 	}, nil
 }
 
-// Name returns the configured name ("bm25" by default).
+// Name returns the configured name ("bm25", "bm25-w4", ... by default).
 func (s *BM25System) Name() string { return s.name }
 
 // Describe reports the BM25 parameters.
@@ -78,10 +109,15 @@ func (s *BM25System) Describe() string {
 	if lang == "" {
 		lang = "detected per text"
 	}
-	return fmt.Sprintf("Okapi BM25 over turns (k1 %g, b %g, language %s)", k1, b, lang)
+	over := "turns"
+	if s.window > 1 {
+		over = fmt.Sprintf("non-overlapping windows of %d turns of one session", s.window)
+	}
+	return fmt.Sprintf("Okapi BM25 over %s (k1 %g, b %g, language %s)", over, k1, b, lang)
 }
 
-// Ingest adds each message as one document of tenant.
+// Ingest adds the messages to tenant's documents: each message, or each window of consecutive
+// messages of one session (windows never span two sessions or two Ingest calls).
 func (s *BM25System) Ingest(ctx context.Context, tenant string, msgs []Message) error {
 	if err := checkIngest(ctx, tenant, msgs); err != nil {
 		return fmt.Errorf("error ingesting into %s: %w", s.name, err)
@@ -93,9 +129,20 @@ func (s *BM25System) Ingest(ctx context.Context, tenant string, msgs []Message) 
 		t = &bm25Tenant{}
 		s.tenants[tenant] = t
 	}
-	for _, m := range msgs {
-		t.docs = append(t.docs, m.Text)
-		t.ids = append(t.ids, m.DiaID)
+	for start := 0; start < len(msgs); {
+		end := start + 1
+		for end < len(msgs) && end-start < s.window && msgs[end].SessionKey == msgs[start].SessionKey {
+			end++
+		}
+		lines := make([]string, 0, end-start)
+		ids := make([]string, 0, end-start)
+		for _, m := range msgs[start:end] {
+			lines = append(lines, m.Text)
+			ids = append(ids, m.DiaID)
+		}
+		t.docs = append(t.docs, strings.Join(lines, "\n"))
+		t.ids = append(t.ids, ids)
+		start = end
 	}
 	t.index = nil
 	return nil
@@ -112,7 +159,7 @@ func (s *BM25System) AfterIngest(ctx context.Context, tenant string, _ time.Time
 
 // snapshot returns tenant's index (building it if needed) with its ids and
 // docs.
-func (s *BM25System) snapshot(tenant string) (*retrieval.BM25, []string, []string, error) {
+func (s *BM25System) snapshot(tenant string) (*retrieval.BM25, [][]string, []string, error) {
 	if tenant == "" {
 		return nil, nil, nil, fmt.Errorf("error using %s: %w", s.name, ErrEmptyTenant)
 	}
@@ -145,7 +192,7 @@ func (s *BM25System) Search(ctx context.Context, tenant, query string, _ time.Ti
 	best := topK(idx.Score(query), k, func(x float64) bool { return x > 0 })
 	hits := make([]Hit, len(best))
 	for i, b := range best {
-		hits[i] = Hit{SourceIDs: []string{ids[b.idx]}, Score: b.score, Text: docs[b.idx]}
+		hits[i] = Hit{SourceIDs: slices.Clone(ids[b.idx]), Score: b.score, Text: docs[b.idx]}
 	}
 	return hits, nil
 }

@@ -38,7 +38,8 @@
 // [SharedPool] mode every turn of every conversation goes into the tenant
 // [PoolTenant], and dia_ids (message source ids and evidence alike) are
 // namespaced by conversation ("conv-26/D1:3") because they repeat across
-// conversations.
+// conversations. Each query carries its evidence turns' own texts
+// ([Query.EvidenceText]) for the budget credits.
 //
 // The query time of a tenant is the date of the last session of its
 // conversation (SOURCE.md) plus one second per turn of that session, that is
@@ -54,17 +55,45 @@
 // # Systems
 //
 // A [System] ingests messages, runs a lifecycle hook and answers searches
-// with [Hit]s that carry the dia_ids of their sources. Derived memories
-// (facts, summaries) carry the union of their sources' dia_ids. Two in-process
-// baselines are included: [BM25System] ("bm25", lexical only, Okapi BM25 from
-// algorithms/retrieval over turns) and [FlatSystem] ("flat", vector only,
-// cosine over embeddings from any [Embedder]); [Baselines] returns both with
-// their defaults (the flat one over the embed package's offline hash
-// embedder, dimension 768). Systems that keep state across runs implement
-// [TenantResetter]; systems that implement [Describer] get their setup
-// recorded in the report.
+// with [Hit]s that carry their text and the dia_ids of their sources. Derived
+// memories (facts, summaries, episodes) carry the union of their sources'
+// dia_ids. A system that assembles context blocks itself also implements
+// [ContextSystem]. The in-process baselines are [BM25System] (lexical only,
+// Okapi BM25 from algorithms/retrieval) and [FlatSystem] ("flat", vector
+// only, cosine over embeddings from any [Embedder]). [Baselines] returns, with
+// their defaults, the yardsticks "bm25" (BM25 over single turns), "bm25-w4"
+// and "bm25-w8" (BM25 over non-overlapping windows of 4 and of 8 consecutive
+// turns of one session; a window's text is its turns' lines, one per line, and
+// its sources are its turns' dia_ids) and "flat" over the embed package's
+// offline hash embedder (dimension 768). Systems that keep state across runs
+// implement [TenantResetter]; systems that implement [Describer] get their
+// setup recorded in the report.
 //
-// # Metrics
+// # Evidence at a context budget
+//
+// The headline measures what an agent receives within a context budget of
+// [BudgetSmall], [BudgetMedium] and [BudgetLarge] (250, 1,000 and 2,000)
+// tokens, counted with the project's estimator budget.Tokens (⌈words·1.3⌉).
+// [Pack] delivers a system's hits in rank order, each hit's text on a line of
+// its own, while the estimate stays within the budget; the first hit that does
+// not fit is cut after its last word that fits, and delivery ends there. Hits
+// are packed from the K hits of the search, so K (default 100) must be deep
+// enough to fill the largest budget. For each evidence turn e of a question:
+//
+//	strict:  e counts iff the turn's own text (white space normalised) lies
+//	         whole inside the delivered text (white space normalised)
+//	lenient: e counts iff it counts strictly or is a source of a hit
+//	         delivered whole
+//	context: strict credit of the block a [ContextSystem] returns for the
+//	         question at that budget (absent for other systems)
+//
+// and a question's figure is the covered fraction of its distinct evidence
+// ids. Strict credit cannot be earned by a hit that names a turn among its
+// sources without delivering its words; lenient credit shows how much a
+// system's source ids claim beyond that. The mean characters delivered are
+// reported beside each budget.
+//
+// # Rank metrics
 //
 // A hit is relevant iff its source ids intersect the question's evidence ids.
 // For one question with evidence set E and ranked hits h1, h2, ...:
@@ -80,14 +109,23 @@
 // retriever can at best place one relevant turn per evidence id in the top 5.
 // A system returning several relevant memories per evidence id (say a turn and
 // a fact derived from it) could exceed that ideal, so NDCG@5 is clamped to 1.
-// All figures are macro-averaged over the questions with non-empty evidence,
-// for all categories, categories 1–4 and each category 1..5 (1 multi-hop,
-// 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial).
+// Recall@k credits every source of a hit whatever its size, so a hit carrying
+// many turns (an episode, a window) scores more at the same k without
+// delivering more per token; the report therefore gives the mean number of
+// source ids and characters of a top-5 hit beside each Recall@k row.
+//
+// All figures, those at the budgets included, are macro-averaged over the
+// questions with non-empty evidence, for all categories, categories 1–4 and
+// each category 1..5 (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop,
+// 5 adversarial).
 //
 // # Running and reporting
 //
 // [Run] measures several systems on the same plan(s) in one run and returns a
 // [Report] with all figures, counts, durations and settings, optionally with
-// a progress bar. [WriteResults] writes results.json, results.md (Markdown
-// tables) and recall5.png (a bar chart of Recall@5 per system and mode).
+// every question's figures (for paired tests) and a progress bar.
+// [WriteResults] writes results.json, results.md (Markdown: the budget table
+// first, then the Recall@k summary, the per-mode tables by group and the
+// durations) and recall5.png ([ResultsChart]: per mode, each system's strict
+// credit at the three budgets beside its Recall@5).
 package locomo

@@ -2,6 +2,7 @@ package locomo
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
 )
@@ -41,6 +42,9 @@ type QuestionScore struct {
 	// FirstRelevant is the 1-based rank of the first relevant hit within the
 	// MRR cut-off, or 0 when there is none.
 	FirstRelevant int `json:"first_relevant"`
+	// Budgets are the figures at each context budget of [Budgets]; [ScoreHits] leaves them
+	// empty and [Run] fills them.
+	Budgets []BudgetFigures `json:"budgets,omitempty"`
 }
 
 // ScoreHits scores ranked hits against a question's evidence ids; ranks
@@ -125,36 +129,83 @@ type GroupMetrics struct {
 	MRR float64 `json:"mrr"`
 	// NDCG5 is the mean NDCG@5.
 	NDCG5 float64 `json:"ndcg_5"`
+	// Budgets are the mean figures at each context budget, in the questions' order; empty when
+	// the questions carry none. ContextStrict and ContextChars average the questions that
+	// carry them.
+	Budgets []BudgetFigures `json:"budgets,omitempty"`
 }
 
 // Summarize macro-averages the scores of questions with the given categories
 // (cats[i] belongs to scores[i]) into the groups [GroupAll], [Group1to4] and
 // each category "1".."5", in that order. Categories outside 1..5 count only
-// for [GroupAll]. Mismatched lengths give an error.
+// for [GroupAll]. Mismatched lengths, or scores whose budgets differ from the
+// first score's, give an error.
 func Summarize(cats []int, scores []QuestionScore) ([]GroupMetrics, error) {
 	if len(cats) != len(scores) {
 		return nil, errors.New("error summarizing scores: categories and scores differ in length")
 	}
+	var tokens []int
+	if len(scores) > 0 {
+		for _, b := range scores[0].Budgets {
+			tokens = append(tokens, b.Tokens)
+		}
+	}
+	for i, s := range scores {
+		if len(s.Budgets) != len(tokens) {
+			return nil, fmt.Errorf("error summarizing scores: score %d has %d budgets, the first has %d", i, len(s.Budgets), len(tokens))
+		}
+		for j, b := range s.Budgets {
+			if b.Tokens != tokens[j] {
+				return nil, fmt.Errorf("error summarizing scores: score %d has budget %d where the first has %d", i, b.Tokens, tokens[j])
+			}
+		}
+	}
 	groups := make([]GroupMetrics, 2+NumCategories)
+	withContext := make([][]int, len(groups)) // questions carrying a context figure, per group and budget
+	for i := range groups {
+		if len(tokens) > 0 {
+			groups[i].Budgets = make([]BudgetFigures, len(tokens))
+			for j, t := range tokens {
+				groups[i].Budgets[j].Tokens = t
+			}
+		}
+		withContext[i] = make([]int, len(tokens))
+	}
 	groups[0].Group, groups[1].Group = GroupAll, Group1to4
 	for c := 1; c <= NumCategories; c++ {
 		groups[1+c].Group = strconv.Itoa(c)
 	}
-	add := func(g *GroupMetrics, s QuestionScore) {
+	add := func(gi int, s QuestionScore) {
+		g := &groups[gi]
 		g.Questions++
 		g.Recall5 += s.Recall5
 		g.Recall10 += s.Recall10
 		g.P5 += s.P5
 		g.MRR += s.MRR
 		g.NDCG5 += s.NDCG5
+		for j, f := range s.Budgets {
+			b := &g.Budgets[j]
+			b.Chars += f.Chars
+			b.Strict += f.Strict
+			b.Lenient += f.Lenient
+			if f.ContextStrict == nil || f.ContextChars == nil {
+				continue
+			}
+			if b.ContextStrict == nil {
+				b.ContextStrict, b.ContextChars = new(0.0), new(0.0)
+			}
+			*b.ContextStrict += *f.ContextStrict
+			*b.ContextChars += *f.ContextChars
+			withContext[gi][j]++
+		}
 	}
 	for i, s := range scores {
-		add(&groups[0], s)
+		add(0, s)
 		c := cats[i]
 		if c >= 1 && c <= NumCategories {
-			add(&groups[1+c], s)
+			add(1+c, s)
 			if c <= 4 {
-				add(&groups[1], s)
+				add(1, s)
 			}
 		}
 	}
@@ -169,6 +220,16 @@ func Summarize(cats []int, scores []QuestionScore) ([]GroupMetrics, error) {
 		g.P5 /= n
 		g.MRR /= n
 		g.NDCG5 /= n
+		for j := range g.Budgets {
+			b := &g.Budgets[j]
+			b.Chars /= n
+			b.Strict /= n
+			b.Lenient /= n
+			if m := withContext[i][j]; m > 0 {
+				*b.ContextStrict /= float64(m)
+				*b.ContextChars /= float64(m)
+			}
+		}
 	}
 	return groups, nil
 }

@@ -191,3 +191,46 @@ func TestSummarize(t *testing.T) {
 	require.Len(t, empty, 7)
 	require.Zero(t, empty[0].Questions)
 }
+
+func TestSummarizeBudgets(t *testing.T) {
+	t.Parallel()
+	fig := func(tokens int, chars, strict, lenient float64, ctx *float64) BudgetFigures {
+		f := BudgetFigures{Tokens: tokens, Chars: chars, Strict: strict, Lenient: lenient, ContextStrict: ctx}
+		if ctx != nil {
+			f.ContextChars = new(2 * chars)
+		}
+		return f
+	}
+	scores := []QuestionScore{
+		{Budgets: []BudgetFigures{fig(250, 100, 1, 1, new(0.5)), fig(1000, 400, 1, 1, new(1.0))}},
+		{Budgets: []BudgetFigures{fig(250, 300, 0, 0.5, new(0.0)), fig(1000, 800, 0.5, 1, new(1.0))}},
+		{Budgets: []BudgetFigures{fig(250, 200, 0.5, 0.5, nil), fig(1000, 600, 0.5, 0.5, nil)}},
+	}
+	got, err := Summarize([]int{4, 2, 5}, scores)
+	require.NoError(t, err)
+	all := got[0].Budgets
+	require.Len(t, all, 2)
+	require.Equal(t, 250, all[0].Tokens)
+	require.InDelta(t, 200, all[0].Chars, 1e-12)
+	require.InDelta(t, 0.5, all[0].Strict, 1e-12)
+	require.InDelta(t, 2.0/3, all[0].Lenient, 1e-12)
+	require.InDelta(t, 0.25, *all[0].ContextStrict, 1e-12, "averaged over the questions with a context figure")
+	require.InDelta(t, 400, *all[0].ContextChars, 1e-12)
+	require.InDelta(t, 1.0, *all[1].ContextStrict, 1e-12)
+	four := got[1+4].Budgets
+	require.InDelta(t, 1.0, four[0].Strict, 1e-12)
+	require.InDelta(t, 0.5, *four[0].ContextStrict, 1e-12)
+	five := got[1+5].Budgets
+	require.Nil(t, five[0].ContextStrict, "no question of category 5 has a context figure")
+	three := got[1+3]
+	require.Equal(t, []BudgetFigures{{Tokens: 250}, {Tokens: 1000}}, three.Budgets, "an empty group has zero figures")
+
+	// The budgets must match the first score's.
+	_, err = Summarize([]int{1, 1}, []QuestionScore{scores[0], {}})
+	require.ErrorContains(t, err, "score 1 has 0 budgets, the first has 2")
+	_, err = Summarize([]int{1, 1}, []QuestionScore{scores[0], {Budgets: []BudgetFigures{{Tokens: 250}, {Tokens: 2000}}}})
+	require.ErrorContains(t, err, "score 1 has budget 2000 where the first has 1000")
+	plain, err := Summarize([]int{1}, []QuestionScore{{Recall5: 1}})
+	require.NoError(t, err)
+	require.Nil(t, plain[0].Budgets, "scores without budgets give groups without budgets")
+}

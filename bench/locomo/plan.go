@@ -70,6 +70,10 @@ type Query struct {
 	// Evidence is the cleaned evidence, namespaced like [Message.DiaID].
 	// It is never empty: questions without evidence are not planned.
 	Evidence []string `json:"evidence"`
+	// EvidenceText holds the text of each evidence turn (the turn's own text, without speaker
+	// or caption): EvidenceText[i] belongs to Evidence[i]. Budget credits look for it in what
+	// was delivered.
+	EvidenceText []string `json:"evidence_text"`
 }
 
 // TenantPlan is the work for one tenant: ingest Messages, call the lifecycle
@@ -141,6 +145,12 @@ func appendConversation(p *TenantPlan, c *Conversation, pooled bool) {
 		}
 		return id
 	}
+	texts := map[string]string{}
+	for _, s := range c.Sessions {
+		for _, t := range s.Turns {
+			texts[t.DiaID] = t.Text
+		}
+	}
 	for _, s := range c.Sessions {
 		key := fmt.Sprintf("session_%d", s.Number)
 		if pooled {
@@ -162,11 +172,14 @@ func appendConversation(p *TenantPlan, c *Conversation, pooled bool) {
 			continue
 		}
 		ev := make([]string, len(q.Evidence))
+		evText := make([]string, len(q.Evidence))
 		for i, id := range q.Evidence {
 			ev[i] = ns(id)
+			evText[i] = texts[id]
 		}
 		p.Queries = append(p.Queries, Query{
-			Conversation: c.SampleID, Index: q.Index, Category: q.Category, Text: q.Text, Evidence: ev,
+			Conversation: c.SampleID, Index: q.Index, Category: q.Category, Text: q.Text,
+			Evidence: ev, EvidenceText: evText,
 		})
 	}
 }

@@ -82,7 +82,7 @@ func TestBuildPlanFixture(t *testing.T) {
 	require.Equal(t, []int{0, 1, 2, 3, 6}, idx)
 	require.Equal(t, Query{
 		Conversation: "conv-a", Index: 2, Category: 2, Text: "What did Bob show?",
-		Evidence: []string{"D10:1", "D1:2"},
+		Evidence: []string{"D10:1", "D1:2"}, EvidenceText: []string{"The dog is named Rex.", "Look at this!"},
 	}, a.Queries[2])
 
 	pool, err := BuildPlan(ds, SharedPool)
@@ -99,7 +99,9 @@ func TestBuildPlanFixture(t *testing.T) {
 	require.Equal(t, "conv-b/D1:1", p.Messages[5].DiaID)
 	require.Len(t, p.Queries, 6)
 	require.Equal(t, []string{"conv-a/D10:1", "conv-a/D1:2"}, p.Queries[2].Evidence)
+	require.Equal(t, []string{"The dog is named Rex.", "Look at this!"}, p.Queries[2].EvidenceText)
 	require.Equal(t, []string{"conv-b/D1:1"}, p.Queries[5].Evidence)
+	require.Equal(t, []string{"I play the violin."}, p.Queries[5].EvidenceText, "conv-b's D1:1, not conv-a's")
 	require.Equal(t, []string{"D10:1", "D1:2"}, ds.Conversations[0].Questions[2].Evidence, "the dataset is not modified")
 
 	for _, tc := range []struct {
@@ -148,9 +150,20 @@ func TestBuildPlanRealFile(t *testing.T) {
 	}
 	require.Len(t, ids, 2760)
 	require.Len(t, pool[0].Queries, 997)
+	texts := map[string]string{}
+	for _, c := range ds.Conversations {
+		for _, se := range c.Sessions {
+			for _, tu := range se.Turns {
+				texts[NamespacedID(c.SampleID, tu.DiaID)] = tu.Text
+			}
+		}
+	}
 	for _, q := range pool[0].Queries {
-		for _, id := range q.Evidence {
+		require.Len(t, q.EvidenceText, len(q.Evidence))
+		for i, id := range q.Evidence {
 			require.True(t, ids[id], id)
+			require.Equal(t, texts[id], q.EvidenceText[i], id)
+			require.NotEmpty(t, q.EvidenceText[i], id)
 		}
 	}
 }

@@ -16,13 +16,24 @@ import (
 
 // handReport is a fixed report for the writers' golden tests.
 func handReport() *Report {
-	groups := func(r5 float64) []GroupMetrics {
+	budgets := func(r5 float64, withContext bool) []BudgetFigures {
+		var out []BudgetFigures
+		for i, t := range []int{250, 1000, 2000} {
+			f := BudgetFigures{Tokens: t, Chars: float64(4 * t), Strict: r5 * float64(i+2) / 4, Lenient: r5 * float64(i+3) / 5}
+			if withContext {
+				f.ContextStrict, f.ContextChars = new(r5*float64(i+1)/4), new(float64(3*t))
+			}
+			out = append(out, f)
+		}
+		return out
+	}
+	groups := func(r5 float64, withContext bool) []GroupMetrics {
 		gs := []GroupMetrics{
-			{Group: GroupAll, Questions: 10, Recall5: r5, Recall10: r5 + 0.1, P5: 0.125, MRR: 0.5, NDCG5: 0.45},
-			{Group: Group1to4, Questions: 8, Recall5: r5 - 0.05, Recall10: r5 + 0.05, P5: 0.1, MRR: 0.4, NDCG5: 0.4},
+			{Group: GroupAll, Questions: 10, Recall5: r5, Recall10: r5 + 0.1, P5: 0.125, MRR: 0.5, NDCG5: 0.45, Budgets: budgets(r5, withContext)},
+			{Group: Group1to4, Questions: 8, Recall5: r5 - 0.05, Recall10: r5 + 0.05, P5: 0.1, MRR: 0.4, NDCG5: 0.4, Budgets: budgets(r5-0.05, withContext)},
 		}
 		for c := 1; c <= 5; c++ {
-			gs = append(gs, GroupMetrics{Group: string(rune('0' + c)), Questions: 2, Recall5: r5 / float64(c)})
+			gs = append(gs, GroupMetrics{Group: string(rune('0' + c)), Questions: 2, Recall5: r5 / float64(c), Budgets: budgets(r5/float64(c), withContext)})
 		}
 		return gs
 	}
@@ -39,18 +50,23 @@ func handReport() *Report {
 		Settings: Settings{
 			Modes: []Mode{PerConversation, SharedPool}, Systems: []string{"bm25", "flat"}, K: 50,
 			MRRCutoff: 50, PoolTenant: PoolTenant, QueryTime: "after the last turn", IDCG: "capped at 5",
+			Budgets: []int{250, 1000, 2000}, Packing: "hits in rank order",
 			Descriptions: map[string]string{"bm25": "Okapi BM25"},
 		},
 		StartedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
 		Seconds:   12.5,
 		Results: []Result{
 			{
-				Mode: PerConversation, System: "bm25", Tenants: 2, Messages: 40, Queries: 10, Groups: groups(0.55),
+				Mode: PerConversation, System: "bm25", Tenants: 2, Messages: 40, Queries: 10, Groups: groups(0.55, false),
+				Budgets: budgets(0.55, false), Top5Sources: 1, Top5Chars: 150,
 				IngestSeconds: 0.01, AfterIngestSeconds: 0.2, SearchSeconds: 1.5, SearchMeanMillis: 150,
 			},
-			{Mode: PerConversation, System: "flat", Tenants: 2, Messages: 40, Queries: 10, Groups: groups(0.4)},
-			{Mode: SharedPool, System: "bm25", Tenants: 1, Messages: 40, Queries: 10, Groups: groups(0.5)},
-			{Mode: SharedPool, System: "flat", Tenants: 1, Messages: 40, Queries: 10, Groups: groups(0.375)},
+			{
+				Mode: PerConversation, System: "flat", Tenants: 2, Messages: 40, Queries: 10, Groups: groups(0.4, true),
+				Budgets: budgets(0.4, true), Top5Sources: 7.5, Top5Chars: 1210, ContextSeconds: 2.25,
+			},
+			{Mode: SharedPool, System: "bm25", Tenants: 1, Messages: 40, Queries: 10, Groups: groups(0.5, false), Budgets: budgets(0.5, false)},
+			{Mode: SharedPool, System: "flat", Tenants: 1, Messages: 40, Queries: 10, Groups: groups(0.375, true), Budgets: budgets(0.375, true)},
 		},
 	}
 }
@@ -60,6 +76,14 @@ func TestWriteMarkdownGolden(t *testing.T) {
 	var b bytes.Buffer
 	require.NoError(t, WriteMarkdown(&b, handReport()))
 	golden(t, "report.md.golden", b.Bytes())
+	// The budget table comes first.
+	md := b.String()
+	first := strings.Index(md, "\n## ")
+	require.Equal(t, "\n## Evidence at a context budget\n", md[first:first+len("\n## Evidence at a context budget\n")])
+	require.Less(t, strings.Index(md, "Strict@250"), strings.Index(md, "## Recall@k"))
+	require.Contains(t, md, "| per-conversation | bm25 | 0.275 | 0.330 | – | 1000 |", "no context figure for bm25")
+	require.Contains(t, md, "| per-conversation | flat | 0.200 | 0.240 | 0.100 | 1000 |")
+	require.Contains(t, md, "| 1.00 | 150 |", "top-5 hit sizes beside R@k")
 }
 
 func TestWriteResults(t *testing.T) {
@@ -74,6 +98,9 @@ func TestWriteResults(t *testing.T) {
 	require.NoError(t, json.Unmarshal(raw, &back))
 	require.Equal(t, *rep, back, "the JSON holds every figure")
 	require.Contains(t, string(raw), `"recall_5": 0.55`)
+	require.Contains(t, string(raw), `"budgets": [`)
+	require.Contains(t, string(raw), `"context_strict": 0.1`)
+	require.Contains(t, string(raw), `"top5_sources": 7.5`)
 
 	md, err := os.ReadFile(filepath.Join(dir, ResultsMarkdown))
 	require.NoError(t, err)

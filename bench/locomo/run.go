@@ -9,14 +9,17 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/schollz/progressbar/v3"
 )
 
 // Run defaults.
 const (
-	// KDefault is the default search depth: enough for MRR's cut-off at 50.
-	KDefault = MRRCutoffDefault
+	// KDefault is the default search depth: enough for MRR's cut-off at 50 and for single
+	// LoCoMo turns (27 words on average, so about 57 of them) to fill the largest budget,
+	// [BudgetLarge].
+	KDefault = 100
 	// KMin is the smallest search depth Run accepts (Recall@10 needs 10).
 	KMin = 10
 )
@@ -26,7 +29,8 @@ type Options struct {
 	// Mode selects the protocol(s). Defaults to Both (the empty string).
 	Mode Mode
 	// K is the number of hits requested per question. Defaults to KDefault
-	// (50); must be in KMin..KMax. MRR is cut at min(K, 50).
+	// (100); must be in KMin..KMax. MRR is cut at min(K, 50); the budgets are
+	// packed from these K hits.
 	K int
 	// Progress receives a progress bar; nil means silent.
 	Progress io.Writer
@@ -74,6 +78,10 @@ type Settings struct {
 	QueryTime string `json:"query_time"`
 	// IDCG describes the NDCG@5 normalization.
 	IDCG string `json:"idcg"`
+	// Budgets are the context budgets in estimated tokens ([Budgets]).
+	Budgets []int `json:"budgets"`
+	// Packing describes how hits are packed into a budget and credited.
+	Packing string `json:"packing"`
 	// Descriptions maps system names to their [Describer] descriptions.
 	Descriptions map[string]string `json:"descriptions,omitempty"`
 }
@@ -90,6 +98,14 @@ type Result struct {
 	Messages int `json:"messages"`
 	// Queries counts the questions asked (those with evidence).
 	Queries int `json:"queries"`
+	// Budgets are the figures at each context budget over all questions (the budgets of
+	// the [GroupAll] group).
+	Budgets []BudgetFigures `json:"budgets"`
+	// Top5Sources is the mean number of source ids of a hit ranked 1 to 5 (over every such
+	// hit of every question).
+	Top5Sources float64 `json:"top5_sources"`
+	// Top5Chars is the mean number of characters of a hit ranked 1 to 5.
+	Top5Chars float64 `json:"top5_chars"`
 	// Groups are the macro averages: all, 1-4, then each category.
 	Groups []GroupMetrics `json:"groups"`
 	// IngestSeconds is the time spent in Ingest.
@@ -100,6 +116,8 @@ type Result struct {
 	SearchSeconds float64 `json:"search_seconds"`
 	// SearchMeanMillis is the mean time of one Search call.
 	SearchMeanMillis float64 `json:"search_mean_millis"`
+	// ContextSeconds is the time spent in Context (systems that are a [ContextSystem]).
+	ContextSeconds float64 `json:"context_seconds,omitempty"`
 	// PerQuestion holds each question's figures when [Options.PerQuestion]
 	// was set.
 	PerQuestion []QuestionResult `json:"per_question,omitempty"`
@@ -113,7 +131,7 @@ type QuestionResult struct {
 	Index int `json:"index"`
 	// Category is the question's category.
 	Category int `json:"category"`
-	// Score holds the question's figures.
+	// Score holds the question's figures, with those at each context budget.
 	Score QuestionScore `json:"score"`
 	// Top holds the source ids of the top 10 hits, one entry per hit.
 	Top [][]string `json:"top"`
@@ -201,6 +219,8 @@ func Run(ctx context.Context, ds *Dataset, systems []System, opts Options) (*Rep
 			Modes: modes, Systems: names, K: k, MRRCutoff: min(k, MRRCutoffDefault), PoolTenant: PoolTenant,
 			QueryTime:    "one second after the tenant's last turn (per conversation: last session date + its turn count in s; pool: the latest over all conversations)",
 			IDCG:         "ideal DCG with min(number of evidence ids, 5) relevant hits; NDCG@5 clamped to 1",
+			Budgets:      Budgets(),
+			Packing:      PackingDescription,
 			Descriptions: descs,
 		},
 	}
@@ -224,7 +244,8 @@ func Run(ctx context.Context, ds *Dataset, systems []System, opts Options) (*Rep
 func runOne(ctx context.Context, sys System, mode Mode, plans []TenantPlan, k int, perQ bool, bar *bar) (*Result, error) {
 	name := sys.Name()
 	res := &Result{Mode: mode, System: name, Tenants: len(plans)}
-	var ingest, after, search time.Duration
+	var ingest, after, search, contexts time.Duration
+	var top5Hits, top5Sources, top5Chars int
 	var cats []int
 	var scores []QuestionScore
 	wrap := func(tenant, what string, err error) error {
@@ -276,6 +297,17 @@ func runOne(ctx context.Context, sys System, mode Mode, plans []TenantPlan, k in
 			if err != nil {
 				return nil, wrap(p.Tenant, "scoring "+what, err)
 			}
+			var spent time.Duration
+			s.Budgets, spent, err = scoreBudgets(ctx, sys, p.Tenant, p.Now, q, hits)
+			contexts += spent
+			if err != nil {
+				return nil, wrap(p.Tenant, "scoring the budgets of "+what, err)
+			}
+			for _, h := range hits[:min(5, len(hits))] {
+				top5Hits++
+				top5Sources += len(h.SourceIDs)
+				top5Chars += utf8.RuneCountInString(h.Text)
+			}
 			cats = append(cats, q.Category)
 			scores = append(scores, s)
 			if perQ {
@@ -295,7 +327,13 @@ func runOne(ctx context.Context, sys System, mode Mode, plans []TenantPlan, k in
 		return nil, err
 	}
 	res.Groups = groups
+	res.Budgets = groups[0].Budgets
+	if top5Hits > 0 {
+		res.Top5Sources = float64(top5Sources) / float64(top5Hits)
+		res.Top5Chars = float64(top5Chars) / float64(top5Hits)
+	}
 	res.Queries = len(scores)
+	res.ContextSeconds = contexts.Seconds()
 	res.IngestSeconds = ingest.Seconds()
 	res.AfterIngestSeconds = after.Seconds()
 	res.SearchSeconds = search.Seconds()

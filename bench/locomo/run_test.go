@@ -65,6 +65,7 @@ func TestRunOracle(t *testing.T) {
 		require.Equal(t, GroupMetrics{
 			Group: GroupAll, Questions: 6, Recall5: 1, Recall10: 1,
 			P5: (0.4 + 0.2 + 0.4 + 0.2 + 0.4 + 0.2) / 6, MRR: 1, NDCG5: 1,
+			Budgets: noDelivery(), // hits without text deliver nothing
 		}, all)
 		require.Len(t, res.PerQuestion, 6)
 		require.Equal(t, 1, res.PerQuestion[0].Score.FirstRelevant)
@@ -135,7 +136,12 @@ func TestRunOptions(t *testing.T) {
 	require.Equal(t, []string{PoolTenant}, r.resets)
 	require.Equal(t, []Mode{SharedPool}, rep.Settings.Modes)
 	none, _ := rep.Results[0].Group(GroupAll)
-	require.Equal(t, GroupMetrics{Group: GroupAll, Questions: 6}, none)
+	require.Equal(t, GroupMetrics{Group: GroupAll, Questions: 6, Budgets: noDelivery()}, none)
+}
+
+// noDelivery returns the budget figures of a system that delivers nothing.
+func noDelivery() []BudgetFigures {
+	return []BudgetFigures{{Tokens: 250}, {Tokens: 1000}, {Tokens: 2000}}
 }
 
 func TestRunErrors(t *testing.T) {

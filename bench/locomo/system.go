@@ -55,7 +55,8 @@ type Hit struct {
 	// Score is the system's score; only the order of hits matters to the
 	// metrics.
 	Score float64 `json:"score"`
-	// Text is the memory's text, optional, for inspection.
+	// Text is the memory's text as an agent would receive it: the budget
+	// figures pack it ([Pack]); a hit without text delivers nothing.
 	Text string `json:"text,omitempty"`
 }
 

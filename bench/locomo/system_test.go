@@ -3,6 +3,7 @@ package locomo
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -110,6 +111,87 @@ func TestBM25System(t *testing.T) {
 	require.Error(t, err)
 	_, err = NewBM25System(&BM25SystemConfig{BM25: retrieval.BM25Config{B: 2}})
 	require.Error(t, err)
+}
+
+func TestBM25Windows(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, err := NewBM25System(&BM25SystemConfig{Window: BM25WindowSmall})
+	require.NoError(t, err)
+	require.Equal(t, "bm25-w4", s.Name())
+	require.Equal(t, "Okapi BM25 over non-overlapping windows of 4 turns of one session (k1 1.2, b 0.75, language detected per text)",
+		s.Describe())
+
+	// The fixture's conv-a in one Ingest call: sessions 1 (2 turns), 2 (1) and 10 (2) give
+	// three windows, none across sessions.
+	ingestAll(t, s, fixturePlans(t))
+	hs, err := s.Search(ctx, "conv-a", "dog named Rex garden Hi violin adopted", time.Time{}, 10)
+	require.NoError(t, err)
+	var windows [][]string
+	for _, h := range hs {
+		windows = append(windows, h.SourceIDs)
+	}
+	require.ElementsMatch(t, [][]string{{"D1:1", "D1:2"}, {"D2:1"}, {"D10:1", "D10:2"}}, windows)
+	for _, h := range hs {
+		if h.SourceIDs[0] == "D10:1" {
+			require.Equal(t, "Bob: The dog is named Rex.\nAnn: Rex is a nice name.", h.Text, "a window delivers its turns' lines")
+		}
+	}
+
+	// Nine turns: six of session a, three of session b, windows of 4.
+	var msgs []Message
+	for i := range 9 {
+		key := "a"
+		if i >= 6 {
+			key = "b"
+		}
+		msgs = append(msgs, Message{SessionKey: key, DiaID: fmt.Sprintf("T%d", i), Text: fmt.Sprintf("X: word%d common", i)})
+	}
+	require.NoError(t, s.Ingest(ctx, "nine", msgs))
+	hs, err = s.Search(ctx, "nine", "common", time.Time{}, 10)
+	require.NoError(t, err)
+	windows = nil
+	for _, h := range hs {
+		windows = append(windows, h.SourceIDs)
+	}
+	require.ElementsMatch(t, [][]string{{"T0", "T1", "T2", "T3"}, {"T4", "T5"}, {"T6", "T7", "T8"}}, windows)
+
+	w8, err := NewBM25System(&BM25SystemConfig{Window: BM25WindowLarge})
+	require.NoError(t, err)
+	require.NoError(t, w8.Ingest(ctx, "nine", msgs))
+	hs, err = w8.Search(ctx, "nine", "common", time.Time{}, 10)
+	require.NoError(t, err)
+	windows = nil
+	for _, h := range hs {
+		windows = append(windows, h.SourceIDs)
+	}
+	require.ElementsMatch(t, [][]string{{"T0", "T1", "T2", "T3", "T4", "T5"}, {"T6", "T7", "T8"}}, windows)
+
+	// Hits do not share the index's slices.
+	hs[0].SourceIDs[0] = "changed"
+	again, err := w8.Search(ctx, "nine", "common", time.Time{}, 10)
+	require.NoError(t, err)
+	require.NotContains(t, sourceIDs(again), "changed")
+
+	require.Equal(t, "bm25", BM25WindowName(1))
+	require.Equal(t, "bm25", BM25WindowName(0))
+	require.Equal(t, "bm25-w8", BM25WindowName(8))
+	one, err := NewBM25System(&BM25SystemConfig{Window: 1})
+	require.NoError(t, err)
+	require.Equal(t, "bm25", one.Name())
+	_, err = NewBM25System(&BM25SystemConfig{Window: -1})
+	require.ErrorContains(t, err, "window -1 is negative")
+}
+
+func TestBaselines(t *testing.T) {
+	t.Parallel()
+	bl, err := Baselines()
+	require.NoError(t, err)
+	var names []string
+	for _, s := range bl {
+		names = append(names, s.Name())
+	}
+	require.Equal(t, []string{"bm25", "bm25-w4", "bm25-w8", "flat"}, names)
 }
 
 // wordEmbedder embeds a text as counts over a tiny vocabulary; other words

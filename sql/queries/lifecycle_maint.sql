@@ -1,16 +1,18 @@
 -- name: LcDecayCandidates :many
 -- LcDecayCandidates locks up to k active memories of a tenant whose predicted fade time has
 -- passed, in fade order, through decay's schedule zb.memory_fade (tenant_id, fade_at); rows
--- another transaction holds are skipped. Per row, carried reports that it is among the sources
--- of another active consolidated memory (an AI-generated or schema memory) and entities counts
--- the entities it mentions (mention_pkey). The carriers are found once for the whole batch
+-- another transaction holds are skipped. Per row, carried reports that another active
+-- consolidated memory (an AI-generated or schema memory) lists it among its sources and states
+-- its text as it is (a fact copied from a turn: the same granularity, so the row may go; an
+-- episode or schema that merely contains or summarizes it does not carry it), and entities
+-- counts the entities it mentions (mention_pkey). The carriers are found once for the whole batch
 -- (source_ids && the candidates' ids: one probe of the GIN index memory_source_ids_idx, or at
 -- worst one pass over the tenant's active rows) in a materialized step, never once per
 -- candidate: inlined into the EXISTS, a planner with stale statistics (a young tenant) ran it
 -- per candidate and rescanned the tenant's active rows each time.
 WITH cand AS (
     SELECT m.id, m.context, m.layer, m.kind, m.content, m.stability, m.last_accessed_at, m.valence, m.arousal,
-           m.significance, m.access_count, m.confidence, m.embedding, m.fade_at, m.source_ids, m.tenant_id
+           m.significance, m.access_count, m.confidence, m.embedding, m.fade_at, m.source_ids, m.tenant_id, m.ai_generated
     FROM zb.memory_fade f
     JOIN zb.memory m ON m.tenant_id = f.tenant_id AND m.id = f.memory_id
     WHERE f.tenant_id = @tenant_id::text AND f.fade_at <= @now::timestamptz AND m.status = 'active'
@@ -18,15 +20,15 @@ WITH cand AS (
     LIMIT @k::int
     FOR UPDATE OF m SKIP LOCKED
 ), carriers AS MATERIALIZED (
-    SELECT DISTINCT s.id
+    SELECT DISTINCT s.id, c.content
     FROM zb.memory c CROSS JOIN LATERAL unnest(c.source_ids) AS s(id)
     WHERE c.source_ids && (SELECT coalesce(array_agg(cand.id), '{}'::bigint[]) FROM cand)
       AND c.tenant_id = @tenant_id::text AND c.status = 'active' AND (c.ai_generated OR c.kind = 'schema') AND s.id <> c.id
 )
 SELECT cand.id, cand.context, cand.layer, cand.kind, cand.content, cand.stability, cand.last_accessed_at, cand.valence,
        cand.arousal, cand.significance, cand.access_count, cand.confidence, cand.embedding, cand.fade_at,
-       cardinality(cand.source_ids)::int AS carries,
-       EXISTS (SELECT 1 FROM carriers WHERE carriers.id = cand.id)::boolean AS carried,
+       cardinality(cand.source_ids)::int AS carries, cand.ai_generated,
+       EXISTS (SELECT 1 FROM carriers WHERE carriers.id = cand.id AND carriers.content = cand.content)::boolean AS carried,
        (SELECT count(*) FROM zb.mention mn WHERE mn.tenant_id = cand.tenant_id AND mn.memory_id = cand.id)::int AS entities
 FROM cand
 ORDER BY cand.fade_at, cand.id;
@@ -54,14 +56,17 @@ SELECT (count(*) FILTER (WHERE upd.archive))::int AS archived, (count(*) FILTER 
 FROM upd;
 
 -- name: LcCarried :many
--- LcCarried returns which of ids are sources of another active consolidated memory (an
--- AI-generated or schema memory whose source_ids contain them). The carriers are found once for
--- all ids (source_ids && ids: one probe of the GIN index memory_source_ids_idx, or at worst one
--- pass over the tenant's active rows), never once per id.
+-- LcCarried returns which of ids are carried: another active consolidated memory (an
+-- AI-generated or schema memory whose source_ids contain them) states their text as it is (see
+-- LcDecayCandidates). The carriers are found once for all ids (source_ids && ids: one probe of
+-- the GIN index memory_source_ids_idx, or at worst one pass over the tenant's active rows), never
+-- once per id.
 SELECT DISTINCT s.id::bigint AS id
 FROM zb.memory c CROSS JOIN LATERAL unnest(c.source_ids) AS s(id)
+JOIN zb.memory m ON m.tenant_id = c.tenant_id AND m.id = s.id
 WHERE c.source_ids && @ids::bigint[] AND c.tenant_id = @tenant_id::text AND c.status = 'active'
   AND (c.ai_generated OR c.kind = 'schema') AND s.id = ANY (@ids::bigint[]) AND s.id <> c.id
+  AND m.content = c.content
 ORDER BY 1;
 
 -- name: LcRecentContext :one
@@ -174,18 +179,26 @@ WHERE tenant_id = @tenant_id::text AND session_id = @session_id::uuid AND layer 
 ORDER BY coalesce(occurred_at, created_at), id
 FOR UPDATE;
 
+-- name: LcTurnsToEpisodic :execrows
+-- LcTurnsToEpisodic moves a consolidated session's active short-term turns to the episodic layer:
+-- each stays recallable at its own granularity beside the episode that carries it.
+UPDATE zb.memory SET layer = 'episodic', updated_at = @now::timestamptz
+WHERE tenant_id = @tenant_id::text AND id = ANY (@ids::bigint[]) AND layer = 'short_term' AND status = 'active';
+
 -- name: LcSetStatus :execrows
 -- LcSetStatus moves active memories to another status (consolidated).
 UPDATE zb.memory SET status = (@status::text)::zb.memory_status, updated_at = @now::timestamptz
 WHERE tenant_id = @tenant_id::text AND id = ANY (@ids::bigint[]) AND status = 'active';
 
 -- name: LcTenants :many
--- LcTenants returns every tenant id in order.
-SELECT id FROM zb.tenant ORDER BY id;
+-- LcTenants returns, in order, every tenant whose lifecycle the worker runs: all but those whose
+-- settings say {"lifecycle": "manual"} (a caller drives it, e.g. a benchmark on a virtual clock).
+SELECT id FROM zb.tenant WHERE NOT settings @> '{"lifecycle": "manual"}' ORDER BY id;
 
 -- name: LcUnderivedTenants :many
 -- LcUnderivedTenants returns up to k tenants having memories never derived, by a loose index
--- scan of derive's queue (zb.memory_underived; one probe per tenant, not a scan of the rows).
+-- scan of derive's queue (zb.memory_underived; one probe per tenant, not a scan of the rows),
+-- leaving out tenants whose lifecycle is manual (see LcTenants).
 WITH RECURSIVE t AS (
     (SELECT u.tenant_id FROM zb.memory_underived u ORDER BY u.tenant_id LIMIT 1)
     UNION ALL
@@ -193,7 +206,10 @@ WITH RECURSIVE t AS (
             ORDER BY u.tenant_id LIMIT 1)
     FROM t WHERE t.tenant_id IS NOT NULL
 )
-SELECT t.tenant_id::text AS tenant_id FROM t WHERE t.tenant_id IS NOT NULL LIMIT @k::int;
+SELECT t.tenant_id::text AS tenant_id FROM t
+WHERE t.tenant_id IS NOT NULL
+  AND NOT EXISTS (SELECT 1 FROM zb.tenant x WHERE x.id = t.tenant_id AND x.settings @> '{"lifecycle": "manual"}')
+LIMIT @k::int;
 
 -- name: LcTenantLock :exec
 -- LcTenantLock takes the transaction-level advisory lock that serializes a tenant's lifecycle

@@ -20,7 +20,7 @@ LIMIT 1;
 -- memory_activity_idx was dropped in 0014 so that recall's access update stays HOT).
 SELECT m.id, m.context, m.layer, m.kind, m.content, m.session_id, m.occurred_at, m.created_at, m.stability,
        m.last_accessed_at, m.valence, m.arousal, m.significance, m.value_estimate, m.access_count, m.confidence,
-       m.fade_at, cardinality(m.source_ids)::int AS carries
+       m.fade_at, cardinality(m.source_ids)::int AS carries, m.ai_generated
 FROM zb.memory m
 WHERE m.tenant_id = @tenant_id::text AND m.id < @cursor_id::bigint
   AND m.status = 'active' AND m.last_accessed_at > @since::timestamptz AND m.last_accessed_at <= @until::timestamptz

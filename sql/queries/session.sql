@@ -20,10 +20,12 @@ RETURNING *;
 SELECT * FROM zb.session WHERE tenant_id = @tenant_id::text AND id = @id::uuid;
 
 -- name: SessionListIdle :many
--- SessionListIdle returns up to k open sessions (of every tenant) without activity since
--- idle_before, oldest first, for the worker's idle sweep.
+-- SessionListIdle returns up to k open sessions (of every tenant whose lifecycle the worker
+-- runs, see LcTenants) without activity since idle_before, oldest first, for the worker's idle
+-- sweep.
 SELECT * FROM zb.session
 WHERE ended_at IS NULL AND last_activity_at < @idle_before::timestamptz
+  AND NOT EXISTS (SELECT 1 FROM zb.tenant x WHERE x.id = zb.session.tenant_id AND x.settings @> '{"lifecycle": "manual"}')
 ORDER BY last_activity_at, tenant_id, id
 LIMIT @k::int;
 
@@ -31,3 +33,11 @@ LIMIT @k::int;
 -- SessionMarkConsolidated records that a session's short-term memories were consolidated.
 UPDATE zb.session SET consolidated_at = @now::timestamptz, ended_at = coalesce(ended_at, greatest(@now::timestamptz, started_at))
 WHERE tenant_id = @tenant_id::text AND id = @id::uuid;
+
+-- name: SessionListIdleTenant :many
+-- SessionListIdleTenant returns up to k open sessions of one tenant without activity since
+-- idle_before, oldest first, whatever its lifecycle setting (the caller drives it).
+SELECT * FROM zb.session
+WHERE tenant_id = @tenant_id::text AND ended_at IS NULL AND last_activity_at < @idle_before::timestamptz
+ORDER BY last_activity_at, id
+LIMIT @k::int;

@@ -14,7 +14,9 @@
 // is stored, at its time) and once more in AfterIngest at the query time; without one the
 // system is the same store and recall with the lifecycle off (DESIGN.md §9). Search calls
 // coordinator.Recall with the clock at the query time, read-only (evaluation does not change
-// what later questions see).
+// what later questions see). The System is a locomo.ContextSystem: Context returns the block
+// coordinator.ContextWith assembles at the query time within the harness's budget, read-only
+// too, and the harness credits that block strictly beside the packed hits.
 //
 // Each System keeps its tenants apart from other systems' by prefixing the benchmark's tenant
 // with its name ("zenbrain:conv-26"); ResetTenant deletes the prefixed tenant (cascading to all

@@ -27,6 +27,9 @@ const (
 	NameLifecycleOff = "zenbrain-nolife"
 )
 
+// System assembles its own context blocks.
+var _ locomo.ContextSystem = (*System)(nil)
+
 // MaxSourceDepth bounds how many derivation steps [System.Search] follows from a derived
 // memory back to the turns it came from.
 const MaxSourceDepth = 8
@@ -153,7 +156,8 @@ func SessionID(tenant, sessionKey string) uuid.UUID {
 	return uuid.NewSHA1(sessionNamespace, []byte(tenant+"\x00"+sessionKey))
 }
 
-// ResetTenant deletes the tenant's rows (cascading) and its queued River jobs.
+// ResetTenant deletes the tenant's rows (cascading) and its queued River jobs, and marks the
+// fresh tenant's lifecycle manual (coordinator.LifecycleManual): no running worker touches it.
 func (s *System) ResetTenant(ctx context.Context, tenant string) error {
 	if tenant == "" {
 		return locomo.ErrEmptyTenant
@@ -164,6 +168,11 @@ func (s *System) ResetTenant(ctx context.Context, tenant string) error {
 	}
 	if _, err := s.pool.Exec(ctx, "DELETE FROM zb.tenant WHERE id = $1", t); err != nil {
 		return fmt.Errorf("error deleting tenant %s: %w", t, err)
+	}
+	// The benchmark drives the tenant's lifecycle on its virtual clock: a running worker must
+	// not consolidate or decay it at wall-clock time.
+	if err := s.coord.SetLifecycle(ctx, t, coordinator.LifecycleManual); err != nil {
+		return fmt.Errorf("error taking tenant %s out of the worker's sweeps: %w", t, err)
 	}
 	s.mu.Lock()
 	delete(s.ingested, tenant)
@@ -264,9 +273,21 @@ func (s *System) SearchOpts(ctx context.Context, tenant, query string, now time.
 		if err != nil {
 			return nil, err
 		}
-		hits = append(hits, locomo.Hit{SourceIDs: ids, Score: r.Score, Text: r.Content})
+		hits = append(hits, locomo.Hit{SourceIDs: ids, Score: r.Score, Text: r.Line()})
 	}
 	return hits, nil
+}
+
+// Context returns the coordinator's context block for query from tenant at time now within
+// budgetTokens estimated tokens (Coordinator.ContextWith, read-only unless SideEffects is set).
+func (s *System) Context(ctx context.Context, tenant, query string, now time.Time, budgetTokens int) (string, error) {
+	s.clock.set(now)
+	t := s.Tenant(tenant)
+	b, err := s.coord.ContextWith(ctx, t, query, &coordinator.ContextOpts{Budget: budgetTokens, ReadOnly: !s.cfg.SideEffects})
+	if err != nil {
+		return "", fmt.Errorf("error assembling the context of %s: %w", t, err)
+	}
+	return b.Text, nil
 }
 
 // diaIDs returns the dia_ids a recalled memory carries: its external id, or the union of its
@@ -344,7 +365,7 @@ func CoordinatorLifecycle(ctx context.Context, c *coordinator.Coordinator, tenan
 	if err := deriveAll(ctx, c, tenant); err != nil {
 		return err
 	}
-	sessions, err := c.IdleSessions(ctx, SessionIdleDefault, coordinator.MaxLifecycleLimit)
+	sessions, err := c.TenantIdleSessions(ctx, tenant, SessionIdleDefault, coordinator.MaxLifecycleLimit)
 	if err != nil {
 		return fmt.Errorf("error listing idle sessions: %w", err)
 	}

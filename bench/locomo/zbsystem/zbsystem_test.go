@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/zenbrain/zb/algorithms/budget"
 	"github.com/zenbrain/zb/bench/locomo"
 	"github.com/zenbrain/zb/bench/locomo/zbsystem"
 	"github.com/zenbrain/zb/coordinator"
@@ -69,8 +70,44 @@ func TestRunOnFixture(t *testing.T) {
 			for _, top := range q.Top {
 				require.Len(t, top, 1, "every turn maps to its one dia_id")
 			}
+			require.Len(t, q.Score.Budgets, 3)
 		}
+		// The system's own context block is credited beside the packed hits; the baseline has
+		// none. 18 short turns fit whole into 1000 tokens.
+		require.Len(t, zb.Budgets, 3)
+		for _, f := range zb.Budgets {
+			require.NotNil(t, f.ContextStrict, "mode %s, %d tokens", mode, f.Tokens)
+			require.Positive(t, *f.ContextChars)
+		}
+		require.InDelta(t, 1.0, zb.Budgets[1].Strict, 1e-9, "mode %s", mode)
+		require.Positive(t, *zb.Budgets[2].ContextStrict, "mode %s", mode)
+		require.InDelta(t, 1.0, zb.Top5Sources, 1e-9)
+		require.Positive(t, zb.ContextSeconds)
+		require.Nil(t, b.Budgets[0].ContextStrict)
 	}
+}
+
+func TestContext(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, p := plan(t)
+	s, err := zbsystem.New(&zbsystem.Config{Pool: zbtest.Pool(t, nil)})
+	require.NoError(t, err)
+	ingest(t, s, p)
+	query := "What did Ada make in the pottery class?"
+	block, err := s.Context(ctx, p.Tenant, query, p.Now, 250)
+	require.NoError(t, err)
+	require.Contains(t, block, "I made a small blue bowl for my sister.")
+	require.LessOrEqual(t, budget.Tokens(block), 250)
+	small, err := s.Context(ctx, p.Tenant, query, p.Now, 30)
+	require.NoError(t, err)
+	require.LessOrEqual(t, budget.Tokens(small), 30)
+	require.Less(t, len(small), len(block))
+	again, err := s.Context(ctx, p.Tenant, query, p.Now, 250)
+	require.NoError(t, err)
+	require.Equal(t, block, again, "read-only: assembling does not change the next block")
+	_, err = s.Context(ctx, p.Tenant, query, p.Now, -1)
+	require.ErrorIs(t, err, coordinator.ErrInvalidInput)
 }
 
 func TestNeighbourTurnRanksHigh(t *testing.T) {
@@ -101,9 +138,9 @@ func TestCoordinatorLifecycleOnFixture(t *testing.T) {
 	require.NoError(t, err)
 	ingest(t, s, p)
 	// Sessions 1–3 were idle at the query time: their turns were consolidated into memories
-	// that carry them.
+	// that carry them, and stay active in the episodic layer.
 	var consolidated, derived int
-	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE status = 'consolidated'),
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE layer = 'episodic' AND status = 'active' AND external_id IS NOT NULL),
 		count(*) FILTER (WHERE cardinality(source_ids) > 0) FROM zb.memory WHERE tenant_id = $1`,
 		s.Tenant(p.Tenant)).Scan(&consolidated, &derived))
 	require.Positive(t, consolidated)

@@ -91,7 +91,8 @@ func TestContextExportImportCLI(t *testing.T) {
 	ok(t, env, "algorithms", "disable", "decay")
 	out = ok(t, env, "context", "--budget", "60", "Where does Alice live?")
 	require.True(t, strings.HasPrefix(out, "## Core\n- name: My name is Sam\n"), out)
-	require.Contains(t, out, "## Facts\n- Alice lives in Berlin") // the global workspace (gwt, issue #12) titles recalled facts
+	// The global workspace titles recalled facts; every recalled line says when it happened.
+	require.Regexp(t, `## Facts\n- \[\d{4}-\d{2}-\d{2}\] Alice lives in Berlin`, out)
 	require.Regexp(t, `\d+ memories, \d+ of 60 tokens`, out)
 	var blk coordinator.ContextBlock
 	js := ok(t, env, "--json", "context", "--budget", "60", "Where does Alice live?")

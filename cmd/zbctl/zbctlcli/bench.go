@@ -25,7 +25,7 @@ const (
 	// BenchOutDefault is the default results directory of 'zbctl bench locomo'.
 	BenchOutDefault = "bench-results/locomo"
 	// BenchSystemsDefault are the systems measured by default.
-	BenchSystemsDefault = "bm25,flat,zenbrain,zenbrain-nolife"
+	BenchSystemsDefault = "bm25,bm25-w4,bm25-w8,flat,zenbrain,zenbrain-nolife"
 )
 
 // benchSummary is the JSON output of 'zbctl bench locomo --json'.
@@ -36,12 +36,15 @@ type benchSummary struct {
 }
 
 type benchSummaryEntry struct {
-	Mode     locomo.Mode         `json:"mode"`
-	System   string              `json:"system"`
-	All      locomo.GroupMetrics `json:"all"`
-	Cat1to4  locomo.GroupMetrics `json:"categories_1_4"`
-	Queries  int                 `json:"queries"`
-	SearchMs float64             `json:"search_mean_millis"`
+	Mode        locomo.Mode            `json:"mode"`
+	System      string                 `json:"system"`
+	Budgets     []locomo.BudgetFigures `json:"budgets"`
+	All         locomo.GroupMetrics    `json:"all"`
+	Cat1to4     locomo.GroupMetrics    `json:"categories_1_4"`
+	Top5Sources float64                `json:"top5_sources"`
+	Top5Chars   float64                `json:"top5_chars"`
+	Queries     int                    `json:"queries"`
+	SearchMs    float64                `json:"search_mean_millis"`
 }
 
 func (a *app) benchCmd() *cobra.Command {
@@ -51,22 +54,32 @@ func (a *app) benchCmd() *cobra.Command {
 	var k int
 	loc := &cobra.Command{
 		Use:   "locomo [FILE]",
-		Short: "Run the LoCoMo retrieval benchmark (bm25, flat and zenbrain, per conversation and pooled)",
+		Short: "Run the LoCoMo retrieval benchmark (evidence within a context budget, and recall)",
 		Long: `Run the LoCoMo retrieval benchmark on FILE (default: shared/data/locomo/locomo-dev.json found
 upwards from the working directory, or ZB_LOCOMO_FILE) and write results.json, results.md and
-recall5.png to --out. The zenbrain systems run on the database (ZB_DATABASE_URL or the dev
-cluster), in tenants named "<system>:<tenant>" that are reset first; with --embedded a
-throwaway local cluster is started and removed afterwards. A progress bar goes to stderr.
+recall5.png (strict credit at each budget beside Recall@5) to --out. The zenbrain systems run
+on the database (ZB_DATABASE_URL or the dev cluster), in tenants named "<system>:<tenant>"
+that are reset first; with --embedded a throwaway local cluster is started and removed
+afterwards. A progress bar goes to stderr.
 
-Systems: bm25 (lexical only), flat (vector only, hash embedder), zenbrain (coordinator recall
-with the lifecycle between sessions), zenbrain-nolife (the same with the lifecycle off).`,
+The headline is the evidence an agent receives within a context budget of 250, 1000 and 2000
+estimated tokens: each system's --k hits are packed in rank order until the budget is full
+(the last one cut), and an evidence turn counts (strict) only if its own text lies whole
+inside what was delivered; lenient credit also counts every source of a hit delivered whole,
+and for the zenbrain systems their own context block at that budget is credited strictly
+too. Recall@k, P@5, MRR and NDCG@5 follow, with the mean size of a top-5 hit.
+
+Systems: bm25 (lexical only, single turns), bm25-w4 and bm25-w8 (the same over non-overlapping
+windows of 4 and 8 consecutive turns of one session), flat (vector only, hash embedder),
+zenbrain (coordinator recall with the lifecycle between sessions), zenbrain-nolife (the same
+with the lifecycle off).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.benchLocomo(cmd.Context(), args, locomo.Mode(mode), systems, out, embedded, k)
 		},
 	}
 	loc.Flags().StringVar(&mode, "mode", "both", "protocol: per-conversation, pool or both")
-	loc.Flags().StringVar(&systems, "systems", BenchSystemsDefault, "comma-separated systems: bm25, flat, zenbrain, zenbrain-nolife")
+	loc.Flags().StringVar(&systems, "systems", BenchSystemsDefault, "comma-separated systems: bm25, bm25-w4, bm25-w8, flat, zenbrain, zenbrain-nolife")
 	loc.Flags().StringVar(&out, "out", BenchOutDefault, "results directory")
 	loc.Flags().BoolVar(&embedded, "embedded", false, "start a throwaway local PostgreSQL cluster for the run")
 	intRangeVar(loc.Flags(), &k, "k", locomo.KDefault, locomo.KMin, locomo.KMax, fmt.Sprintf("hits requested per question (%d..%d)", locomo.KMin, locomo.KMax))
@@ -108,20 +121,14 @@ func (a *app) benchLocomo(ctx context.Context, args []string, mode locomo.Mode, 
 		}
 		defer done()
 	}
+	baselines, err := locomo.Baselines()
+	if err != nil {
+		return err
+	}
 	var syss []locomo.System
 	for i := 0; i < len(names); i++ {
 		n := names[i]
 		switch n {
-		case "bm25", "flat":
-			bl, err := locomo.Baselines()
-			if err != nil {
-				return err
-			}
-			for _, b := range bl {
-				if b.Name() == n {
-					syss = append(syss, b)
-				}
-			}
 		case zbsystem.NameDefault, zbsystem.NameLifecycleOff:
 			cfg := &zbsystem.Config{Pool: pool, Name: n}
 			if n == zbsystem.NameDefault {
@@ -139,6 +146,12 @@ func (a *app) benchLocomo(ctx context.Context, args []string, mode locomo.Mode, 
 				return err
 			}
 			syss = append(syss, s)
+		default:
+			for _, b := range baselines {
+				if b.Name() == n {
+					syss = append(syss, b)
+				}
+			}
 		}
 	}
 	var progress io.Writer
@@ -161,19 +174,37 @@ func (a *app) benchLocomo(ctx context.Context, args []string, mode locomo.Mode, 
 			all, _ := r.Group(locomo.GroupAll)
 			c14, _ := r.Group(locomo.Group1to4)
 			sum.Results = append(sum.Results, benchSummaryEntry{
-				Mode: r.Mode, System: r.System, All: all, Cat1to4: c14,
-				Queries: r.Queries, SearchMs: r.SearchMeanMillis,
+				Mode: r.Mode, System: r.System, Budgets: r.Budgets, All: all, Cat1to4: c14,
+				Top5Sources: r.Top5Sources, Top5Chars: r.Top5Chars, Queries: r.Queries, SearchMs: r.SearchMeanMillis,
 			})
 		}
 		return a.printJSON(sum)
 	}
-	fmt.Fprintf(a.stdout, "%-17s %-16s %6s %6s %6s %6s %7s\n", "mode", "system", "R@5", "R@10", "P@5", "MRR", "NDCG@5")
+	fmt.Fprintf(a.stdout, "%-17s %-16s", "mode", "system")
+	for _, t := range rep.Settings.Budgets {
+		fmt.Fprintf(a.stdout, " %8s %8s", fmt.Sprintf("S@%d", t), fmt.Sprintf("ctx@%d", t))
+	}
+	fmt.Fprintf(a.stdout, " %6s %6s %6s %6s %7s %5s\n", "R@5", "R@10", "P@5", "MRR", "NDCG@5", "src@5")
 	for _, r := range rep.Results {
 		g, _ := r.Group(locomo.GroupAll)
-		fmt.Fprintf(a.stdout, "%-17s %-16s %6.3f %6.3f %6.3f %6.3f %7.3f\n", r.Mode, r.System, g.Recall5, g.Recall10, g.P5, g.MRR, g.NDCG5)
+		fmt.Fprintf(a.stdout, "%-17s %-16s", r.Mode, r.System)
+		for _, f := range r.Budgets {
+			c := "-"
+			if f.ContextStrict != nil {
+				c = fmt.Sprintf("%.3f", *f.ContextStrict)
+			}
+			fmt.Fprintf(a.stdout, " %8.3f %8s", f.Strict, c)
+		}
+		fmt.Fprintf(a.stdout, " %6.3f %6.3f %6.3f %6.3f %7.3f %5.2f\n", g.Recall5, g.Recall10, g.P5, g.MRR, g.NDCG5, r.Top5Sources)
 	}
 	fmt.Fprintf(a.stdout, "wrote %s, %s and %s to %s in %.0f s\n", locomo.ResultsJSON, locomo.ResultsMarkdown, locomo.ResultsChart, out, rep.Seconds)
 	return nil
+}
+
+// benchSystems are the systems 'zbctl bench locomo' knows, in report order.
+var benchSystems = []string{
+	locomo.BM25NameDefault, locomo.BM25WindowName(locomo.BM25WindowSmall), locomo.BM25WindowName(locomo.BM25WindowLarge),
+	locomo.FlatNameDefault, zbsystem.NameDefault, zbsystem.NameLifecycleOff,
 }
 
 // parseSystems splits and checks a comma-separated system list.
@@ -185,10 +216,8 @@ func parseSystems(s string) ([]string, error) {
 		if n == "" {
 			continue
 		}
-		switch n {
-		case "bm25", "flat", zbsystem.NameDefault, zbsystem.NameLifecycleOff:
-		default:
-			return nil, fmt.Errorf("unknown system %q: want bm25, flat, %s or %s", n, zbsystem.NameDefault, zbsystem.NameLifecycleOff)
+		if !slices.Contains(benchSystems, n) {
+			return nil, fmt.Errorf("unknown system %q: want one of %s", n, strings.Join(benchSystems, ", "))
 		}
 		if !seen[n] {
 			seen[n] = true

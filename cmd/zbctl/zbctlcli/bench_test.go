@@ -23,14 +23,22 @@ func TestBenchLocomo(t *testing.T) {
 	out := filepath.Join(dir, "results")
 	env := map[string]string{"ZB_DATABASE_URL": zbtest.DB(t, nil), "ZB_HOME": filepath.Join(dir, "nohome")}
 
-	r := run(t, env, "bench", "locomo", file, "--out", out, "--systems", "bm25,flat,zenbrain-nolife", "--json")
+	r := run(t, env, "bench", "locomo", file, "--out", out, "--systems", "bm25,bm25-w4,flat,zenbrain-nolife", "--json")
 	require.Equal(t, 0, r.code, r.stderr)
 	var sum struct {
 		Out     string `json:"out"`
 		Results []struct {
-			Mode   string `json:"mode"`
-			System string `json:"system"`
-			All    struct {
+			Mode    string `json:"mode"`
+			System  string `json:"system"`
+			Budgets []struct {
+				Tokens        int      `json:"tokens"`
+				Chars         float64  `json:"chars"`
+				Strict        float64  `json:"strict"`
+				Lenient       float64  `json:"lenient"`
+				ContextStrict *float64 `json:"context_strict"`
+			} `json:"budgets"`
+			Top5Sources float64 `json:"top5_sources"`
+			All         struct {
 				Recall5  float64 `json:"recall_5"`
 				Recall10 float64 `json:"recall_10"`
 				MRR      float64 `json:"mrr"`
@@ -40,12 +48,21 @@ func TestBenchLocomo(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &sum), r.stdout)
 	require.Equal(t, out, sum.Out)
-	require.Len(t, sum.Results, 6, "two modes × three systems")
+	require.Len(t, sum.Results, 8, "two modes × four systems")
 	for _, res := range sum.Results {
 		require.Equal(t, 7, res.Queries)
-		if res.System == "zenbrain-nolife" {
+		require.Len(t, res.Budgets, 3)
+		require.Equal(t, []int{250, 1000, 2000}, []int{res.Budgets[0].Tokens, res.Budgets[1].Tokens, res.Budgets[2].Tokens})
+		require.Equal(t, res.System == "zenbrain-nolife", res.Budgets[0].ContextStrict != nil, "%s %s", res.Mode, res.System)
+		for _, f := range res.Budgets {
+			require.GreaterOrEqual(t, f.Lenient, f.Strict)
+		}
+		switch res.System {
+		case "zenbrain-nolife":
 			require.InDelta(t, 1.0, res.All.Recall10, 1e-9, res.Mode)
 			require.GreaterOrEqual(t, res.All.MRR, 0.75, res.Mode)
+		case "bm25-w4":
+			require.Greater(t, res.Top5Sources, 1.0, res.Mode)
 		}
 	}
 	for _, f := range []string{"results.json", "results.md", "recall5.png"} {
@@ -59,6 +76,7 @@ func TestBenchLocomo(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Contains(t, r.stdout, "shared-pool")
 	require.Contains(t, r.stdout, "zenbrain-nolife")
+	require.Contains(t, r.stdout, "S@250")
 	require.Contains(t, r.stderr, "100%", "progress bar on stderr")
 
 	for _, args := range [][]string{

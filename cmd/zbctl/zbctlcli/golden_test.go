@@ -20,15 +20,18 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden with the curr
 
 var (
 	timeRE  = regexp.MustCompile(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})?`)
+	dateRE  = regexp.MustCompile(`\[\d{4}-\d{2}-\d{2}(\.\.\d{4}-\d{2}-\d{2})?\]`)
 	uuidRE  = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 	floatRE = regexp.MustCompile(`-?\d+\.\d{7,}(e-?\d+)?`)
 	bytesRE = regexp.MustCompile(`"bytes": \d+`)
 )
 
-// scrub replaces what differs between runs: timestamps, UUIDs (session and install ids), long
-// floats (rounded to 6 decimals: retrievability moves with the clock) and byte counts.
+// scrub replaces what differs between runs: timestamps, the dates delivered lines begin with,
+// UUIDs (session and install ids), long floats (rounded to 6 decimals: retrievability moves with
+// the clock) and byte counts.
 func scrub(s string) string {
 	s = timeRE.ReplaceAllString(s, "<time>")
+	s = dateRE.ReplaceAllString(s, "[<date>]")
 	s = uuidRE.ReplaceAllString(s, "<uuid>")
 	s = bytesRE.ReplaceAllString(s, `"bytes": <n>`)
 	return floatRE.ReplaceAllStringFunc(s, func(f string) string {
