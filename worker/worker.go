@@ -345,8 +345,11 @@ func (w *Worker) Stop(ctx context.Context) error {
 }
 
 // Drain works until no job is available or running in this worker's queues (scheduled jobs
-// due later do not count), checking every interval. It is the core of `zbworker --once`.
+// due later do not count), checking every interval. It is the core of `zbworker --once`. It
+// first enqueues the derivation of every tenant with underived memories (stored while no worker
+// listened), so a drain leaves nothing underived that was stored before it started.
 func (w *Worker) Drain(ctx context.Context, interval time.Duration) error {
+	w.enqueueUnderived(ctx, 0)
 	idle := 0
 	t := time.NewTicker(interval)
 	defer t.Stop()

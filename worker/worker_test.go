@@ -225,6 +225,26 @@ func TestSweepDerivesMissedRows(t *testing.T) {
 	})
 }
 
+// A drain (zbworker --once) derives what was stored while no worker listened, even with the
+// periodic sweep off.
+func TestDrainDerivesEarlierStores(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	for j := range 5 {
+		_, err := b.co.Store(ctx, coordinator.StoreInput{TenantID: "drain", Content: fmt.Sprintf("Gina met Hugo in Oslo on day %d", j)})
+		require.NoError(t, err)
+	}
+	w := newWorker(t, b, "w-drain", func(c *worker.Config) { c.SweepInterval = -1 })
+	start(t, w)
+	dctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	require.NoError(t, w.Drain(dctx, 100*time.Millisecond))
+	var underived int
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT count(*) FROM zb.memory WHERE tenant_id = 'drain' AND derived_at IS NULL`).Scan(&underived))
+	require.Zero(t, underived)
+}
+
 // Two workers on the same queues: every job runs once and every effect is applied once.
 func TestTwoWorkersRunEachJobOnce(t *testing.T) {
 	t.Parallel()
