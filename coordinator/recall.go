@@ -302,12 +302,13 @@ func (c *Coordinator) Recall(ctx context.Context, tenant, query string, opts *Re
 		}
 		return v
 	}
-	// A consolidated episode among the candidates is the region of the turns it carries.
-	region := map[int64]string{}
+	// A consolidated episode or schema among the candidates is a region of the memories it
+	// carries.
+	region := map[int64][]string{}
 	for i := range rows {
-		if r := &rows[i]; r.Kind == "episode" {
+		if r := &rows[i]; r.Kind == "episode" || r.Kind == "schema" {
 			for _, src := range r.SourceIDs {
-				region[src] = strconv.FormatInt(r.ID, 10)
+				region[src] = append(region[src], strconv.FormatInt(r.ID, 10))
 			}
 		}
 	}
@@ -337,7 +338,7 @@ func (c *Coordinator) Recall(ctx context.Context, tenant, query string, opts *Re
 				cd.Next = strconv.FormatInt(r.NextID, 10)
 			}
 		}
-		cd.Region = region[r.ID]
+		cd.Regions = region[r.ID]
 		if sp := speakerOf(r.Metadata); sp != "" {
 			cd.SpeakerNamed = named(sp)
 		}

@@ -81,9 +81,9 @@ func TestRankRegion(t *testing.T) {
 	t.Parallel()
 	cands := []Candidate{
 		{ID: "e", Text: "we repaired the boat and sailed", Layer: LayerEpisodic, Cosine: 0.6, BM25: 4, Retrievability: 1},
-		{ID: "t1", Text: "and sailed on Sunday", Layer: LayerEpisodic, Cosine: 0.2, BM25: 1, Retrievability: 1, Region: "e"},
+		{ID: "t1", Text: "and sailed on Sunday", Layer: LayerEpisodic, Cosine: 0.2, BM25: 1, Retrievability: 1, Regions: []string{"e"}},
 		{ID: "t2", Text: "a boat show", Layer: LayerEpisodic, Cosine: 0.3, BM25: 2, Retrievability: 1},
-		{ID: "t3", Text: "tea", Layer: LayerEpisodic, Cosine: 0.2, BM25: 0, Retrievability: 1, Region: "missing"},
+		{ID: "t3", Text: "tea", Layer: LayerEpisodic, Cosine: 0.2, BM25: 0, Retrievability: 1, Regions: []string{"missing"}},
 	}
 	got, err := Rank(ClassGeneral, cands, &Config{K: -1, DisableForgetting: true})
 	require.NoError(t, err)

@@ -280,10 +280,11 @@ type Candidate struct {
 	// SessionBM25 is the raw BM25 (≥ 0) of the memory's whole session as one
 	// document; ignored without a Session.
 	SessionBM25 float64
-	// Region is the ID of the memory that carries this one within a wider
-	// span of its conversation (the consolidated episode of its turns); empty
-	// means none. Only a region that is itself a candidate contributes.
-	Region string
+	// Regions are the IDs of the memories that carry this one within a wider
+	// span of its conversation (the consolidated episode of its turns, a
+	// schema formed from them). Only regions that are themselves candidates
+	// contribute, the best of them.
+	Regions []string
 	// SpeakerNamed reports that the memory's speaker is named in the query
 	// (see [NamedIn]).
 	SpeakerNamed bool
@@ -303,8 +304,8 @@ type Signals struct {
 	// Neighbour is the better Hybrid of the memory's session neighbours among
 	// the candidates (0 without).
 	Neighbour float64
-	// Region is the Hybrid of the memory's region among the candidates (0
-	// without).
+	// Region is the best Hybrid of the memory's regions among the candidates
+	// (0 without).
 	Region float64
 	// Session is SessionBM25 divided by the best SessionBM25 among the
 	// candidates, or Hybrid for a memory without a session.
@@ -521,8 +522,10 @@ func Rank(class QueryClass, cands []Candidate, cfg *Config) ([]Result, error) {
 				sg.Session = cd.SessionBM25 / sessMax
 			}
 		}
-		if h, ok := bestHybrid[cd.Region]; ok && cd.Region != "" && cd.Region != cd.ID {
-			sg.Region = h
+		for _, rg := range cd.Regions {
+			if h, ok := bestHybrid[rg]; ok && rg != "" && rg != cd.ID {
+				sg.Region = max(sg.Region, h)
+			}
 		}
 		sg.Context = (sg.Hybrid + ln*sg.Neighbour + lr*sg.Region + ls*sg.Session) / (1 + ls)
 		if cd.SpeakerNamed {
