@@ -360,7 +360,7 @@ func Parse(r io.Reader, source string) (*Dataset, error) {
 	if len(raws) == 0 {
 		return nil, fmt.Errorf("error parsing %s: %w", source, ErrNoData)
 	}
-	ds := &Dataset{Source: source, Cleaning: CleaningReport{Fixes: map[FixKind]int{}, EmptyEvidence: []QuestionRef{}}}
+	ds := newDataset(source)
 	var errs []error
 	ids := map[string]int{}
 	for ci, raw := range raws {
@@ -377,21 +377,7 @@ func Parse(r io.Reader, source string) (*Dataset, error) {
 			continue
 		}
 		ids[conv.SampleID] = ci
-		for _, q := range conv.Questions {
-			for _, f := range q.Fixes {
-				ds.Cleaning.Fixes[f.Kind]++
-				if f.Result == "" {
-					ds.Cleaning.Dropped = append(ds.Cleaning.Dropped,
-						fmt.Sprintf("%s qa[%d]: %q (%s)", conv.SampleID, q.Index, f.Raw, f.Kind))
-				}
-			}
-			if len(q.Evidence) == 0 {
-				ds.Cleaning.EmptyEvidence = append(ds.Cleaning.EmptyEvidence, QuestionRef{
-					Conversation: conv.SampleID, Index: q.Index, Category: q.Category, Question: q.Text,
-				})
-			}
-		}
-		ds.Conversations = append(ds.Conversations, *conv)
+		ds.add(conv)
 	}
 	if len(errs) > maxErrors {
 		errs = append(errs[:maxErrors], fmt.Errorf("%s: and %d more problems", source, len(errs)-maxErrors))
@@ -400,6 +386,31 @@ func Parse(r io.Reader, source string) (*Dataset, error) {
 		return nil, errors.Join(errs...)
 	}
 	return ds, nil
+}
+
+// newDataset returns an empty dataset of source.
+func newDataset(source string) *Dataset {
+	return &Dataset{Source: source, Cleaning: CleaningReport{Fixes: map[FixKind]int{}, EmptyEvidence: []QuestionRef{}}}
+}
+
+// add appends conv to the dataset and counts its evidence repairs and its questions without
+// evidence in the cleaning report.
+func (d *Dataset) add(conv *Conversation) {
+	for _, q := range conv.Questions {
+		for _, f := range q.Fixes {
+			d.Cleaning.Fixes[f.Kind]++
+			if f.Result == "" {
+				d.Cleaning.Dropped = append(d.Cleaning.Dropped,
+					fmt.Sprintf("%s qa[%d]: %q (%s)", conv.SampleID, q.Index, f.Raw, f.Kind))
+			}
+		}
+		if len(q.Evidence) == 0 {
+			d.Cleaning.EmptyEvidence = append(d.Cleaning.EmptyEvidence, QuestionRef{
+				Conversation: conv.SampleID, Index: q.Index, Category: q.Category, Question: q.Text,
+			})
+		}
+	}
+	d.Conversations = append(d.Conversations, *conv)
 }
 
 // parseConversation parses the conversation at position ci. It returns nil

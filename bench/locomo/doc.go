@@ -127,5 +127,22 @@
 // [WriteResults] writes results.json, results.md (Markdown: the budget table
 // first, then the Recall@k summary, the per-mode tables by group and the
 // durations) and recall5.png ([ResultsChart]: per mode, each system's strict
-// credit at the three budgets beside its Recall@5).
+// credit at the three budgets beside its Recall@5). [Dataset.Select] keeps a part of the
+// conversations, with the cleaning report counted over them.
+//
+// # Mechanism ablation
+//
+// [Ablate] measures what each mechanism of the ablation registry adds at the budget metric: for
+// every [AblationArm] (the full system with one mechanism switched off) it runs the arm in
+// [PerConversation] mode and compares it question by question with the full system's
+// per-conversation result ([CompareArm]). For the strict credit at [BudgetSmall] and
+// [BudgetMedium] tokens, and for the context block's at [BudgetSmall], it reports
+//
+//	Δ = mean over questions of (arm − full)
+//
+// with the two-sided Wilcoxon signed-rank test of algorithms/simstat on the differences and the
+// number n of questions that changed. A negative Δ means less evidence is delivered without the
+// mechanism. An arm whose every question has the same figures and the same top hits as the
+// full system is flagged identical: the mechanism does nothing on this path. [WriteAblation]
+// writes ablation.json and ablation.md (one row per arm, in the arms' order).
 package locomo

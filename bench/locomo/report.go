@@ -42,13 +42,24 @@ func WriteResults(dir string, r *Report) error {
 	if r == nil {
 		return errNilReport
 	}
+	return writeFiles(dir, r, []reportFile[*Report]{
+		{ResultsJSON, WriteJSON}, {ResultsMarkdown, WriteMarkdown}, {ResultsChart, WriteChart},
+	})
+}
+
+// reportFile is one file of a report: its name and its writer.
+type reportFile[T any] struct {
+	name  string
+	write func(io.Writer, T) error
+}
+
+// writeFiles creates dir if needed and writes r there once per file, each whole or not at all
+// (a writer's error leaves its file unwritten).
+func writeFiles[T any](dir string, r T, files []reportFile[T]) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("error creating results directory: %w", err)
 	}
-	for _, f := range []struct {
-		name  string
-		write func(io.Writer, *Report) error
-	}{{ResultsJSON, WriteJSON}, {ResultsMarkdown, WriteMarkdown}, {ResultsChart, WriteChart}} {
+	for _, f := range files {
 		var buf bytes.Buffer
 		if err := f.write(&buf, r); err != nil {
 			return err
@@ -65,10 +76,15 @@ func WriteJSON(w io.Writer, r *Report) error {
 	if r == nil {
 		return errNilReport
 	}
+	return encodeJSON(w, r, "LoCoMo JSON")
+}
+
+// encodeJSON writes v as indented JSON; what names it in the error.
+func encodeJSON(w io.Writer, v any, what string) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(r); err != nil {
-		return fmt.Errorf("error writing LoCoMo JSON: %w", err)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("error writing %s: %w", what, err)
 	}
 	return nil
 }
@@ -118,11 +134,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 				b.WriteString(" – | – | – | – |")
 				continue
 			}
-			ctx := "–"
-			if f.ContextStrict != nil {
-				ctx = fmt.Sprintf("%.3f", *f.ContextStrict)
-			}
-			fmt.Fprintf(&b, " %.3f | %.3f | %s | %.0f |", f.Strict, f.Lenient, ctx, f.Chars)
+			fmt.Fprintf(&b, " %.3f | %.3f | %s | %.0f |", f.Strict, f.Lenient, optFloat(f.ContextStrict), f.Chars)
 		}
 		b.WriteString("\n")
 	}

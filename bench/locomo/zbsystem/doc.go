@@ -21,4 +21,8 @@
 // Each System keeps its tenants apart from other systems' by prefixing the benchmark's tenant
 // with its name ("zenbrain:conv-26"); ResetTenant deletes the prefixed tenant (cascading to all
 // its rows) and its queued River jobs.
+//
+// Config.Disabled switches mechanisms of the ablation registry off for every tenant the system
+// resets; [Arms] builds one such system per registry id, named "zenbrain-no-<id>" ([ArmName]),
+// as the arms of locomo.Ablate.
 package zbsystem

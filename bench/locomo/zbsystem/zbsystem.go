@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -66,6 +67,54 @@ type Config struct {
 	// SideEffects lets Search write recall's side effects (access counts, stability growth,
 	// co-activation). Defaults to false: evaluation is read-only.
 	SideEffects bool
+	// Disabled are ablation registry ids (coordinator.AlgorithmIDs) switched off for every
+	// tenant ResetTenant prepares; an unknown id makes New fail. An ablation arm is usually
+	// named [ArmName] of the id it removes.
+	Disabled []string
+}
+
+// ArmName returns the name of the ablation arm that is the "zenbrain" system with the registry
+// mechanism id switched off: "zenbrain-no-<id>".
+func ArmName(id string) string { return NameDefault + "-no-" + id }
+
+// Arms returns one LoCoMo ablation arm per registry id of ids, in the registry's order
+// (coordinator.AlgorithmIDs; a repeated id counts once): the system of base with that id
+// added to Disabled, named [ArmName] of the id. An unknown id gives an error listing the known
+// ones.
+func Arms(base *Config, ids []string) ([]locomo.AblationArm, error) {
+	if base == nil {
+		return nil, ErrNoPool
+	}
+	if err := CheckAlgorithms(ids); err != nil {
+		return nil, fmt.Errorf("zbsystem: ablation arms: %w", err)
+	}
+	var arms []locomo.AblationArm
+	for _, id := range coordinator.AlgorithmIDs() {
+		if !slices.Contains(ids, id) {
+			continue
+		}
+		cfg := *base
+		cfg.Name = ArmName(id)
+		cfg.Disabled = append(slices.Clone(base.Disabled), id)
+		s, err := New(&cfg)
+		if err != nil {
+			return nil, err
+		}
+		arms = append(arms, locomo.AblationArm{ID: id, System: s})
+	}
+	return arms, nil
+}
+
+// CheckAlgorithms returns an error naming the first id of ids that is not in the ablation
+// registry, with the known ones.
+func CheckAlgorithms(ids []string) error {
+	known := coordinator.AlgorithmIDs()
+	for _, id := range ids {
+		if !slices.Contains(known, id) {
+			return fmt.Errorf("unknown algorithm %q (known: %s)", id, strings.Join(known, ", "))
+		}
+	}
+	return nil
 }
 
 // clock is the virtual clock shared by the coordinator and the system.
@@ -106,6 +155,10 @@ func New(cfg *Config) (*System, error) {
 		return nil, ErrNoPool
 	}
 	c := *cfg
+	if err := CheckAlgorithms(c.Disabled); err != nil {
+		return nil, fmt.Errorf("zbsystem: Config.Disabled: %w", err)
+	}
+	c.Disabled = slices.Clone(c.Disabled)
 	if c.Embedder == nil {
 		e, err := embed.New(&embed.Config{Provider: embed.ProviderHash, Dim: embed.DimDefault})
 		if err != nil {
@@ -141,6 +194,9 @@ func (s *System) Describe() string {
 	if s.cfg.Lifecycle != nil {
 		life = "lifecycle between sessions"
 	}
+	if len(s.cfg.Disabled) > 0 {
+		life += ", switched off: " + strings.Join(s.cfg.Disabled, ", ")
+	}
 	return fmt.Sprintf("coordinator Store/Recall on PostgreSQL (embedder %s, dim %d, %s, read-only recall: %v)",
 		s.emb.Model(), s.emb.Dim(), life, !s.cfg.SideEffects)
 }
@@ -156,8 +212,9 @@ func SessionID(tenant, sessionKey string) uuid.UUID {
 	return uuid.NewSHA1(sessionNamespace, []byte(tenant+"\x00"+sessionKey))
 }
 
-// ResetTenant deletes the tenant's rows (cascading) and its queued River jobs, and marks the
-// fresh tenant's lifecycle manual (coordinator.LifecycleManual): no running worker touches it.
+// ResetTenant deletes the tenant's rows (cascading) and its queued River jobs, marks the fresh
+// tenant's lifecycle manual (coordinator.LifecycleManual): no running worker touches it, and
+// switches off the mechanisms of Config.Disabled for it.
 func (s *System) ResetTenant(ctx context.Context, tenant string) error {
 	if tenant == "" {
 		return locomo.ErrEmptyTenant
@@ -173,6 +230,11 @@ func (s *System) ResetTenant(ctx context.Context, tenant string) error {
 	// not consolidate or decay it at wall-clock time.
 	if err := s.coord.SetLifecycle(ctx, t, coordinator.LifecycleManual); err != nil {
 		return fmt.Errorf("error taking tenant %s out of the worker's sweeps: %w", t, err)
+	}
+	for _, id := range s.cfg.Disabled {
+		if err := s.coord.SetAlgorithm(ctx, t, id, false); err != nil {
+			return fmt.Errorf("error switching %s off for tenant %s: %w", id, t, err)
+		}
 	}
 	s.mu.Lock()
 	delete(s.ingested, tenant)

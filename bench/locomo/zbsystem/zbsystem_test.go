@@ -269,3 +269,56 @@ func TestResetAndBadInput(t *testing.T) {
 	require.Empty(t, hits, "a reset tenant has no memories")
 	require.NoError(t, s.ResetTenant(ctx, "never-ingested"))
 }
+
+func TestDisabledAndArms(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ds, p := plan(t)
+	pool := zbtest.Pool(t, nil)
+	_, err := zbsystem.New(&zbsystem.Config{Pool: pool, Disabled: []string{"decay", "telepathy"}})
+	require.ErrorContains(t, err, `unknown algorithm "telepathy" (known: decay, two_factor_hebbian,`)
+	base := &zbsystem.Config{Pool: pool, Lifecycle: zbsystem.DefaultLifecycle}
+	_, err = zbsystem.Arms(base, []string{"decay", "telepathy"})
+	require.ErrorContains(t, err, `unknown algorithm "telepathy"`)
+
+	full, err := zbsystem.New(base)
+	require.NoError(t, err)
+	arms, err := zbsystem.Arms(base, []string{"gwt", "decay", "gwt"})
+	require.NoError(t, err)
+	require.Len(t, arms, 2, "registry order, repeats once")
+	require.Equal(t, "decay", arms[0].ID)
+	require.Equal(t, zbsystem.ArmName("decay"), arms[0].System.Name())
+	require.Equal(t, "zenbrain-no-gwt", arms[1].System.Name())
+	noDecay := arms[0].System.(*zbsystem.System)
+	require.Contains(t, noDecay.Describe(), "switched off: decay")
+	require.Empty(t, base.Disabled, "the base configuration is left alone")
+
+	// The full system run twice is identical to itself: the ablation's "identical" is a property
+	// of the mechanism, not noise.
+	again, err := zbsystem.New(&zbsystem.Config{Pool: pool, Lifecycle: zbsystem.DefaultLifecycle, Name: "zenbrain-again"})
+	require.NoError(t, err)
+	rep, err := locomo.Run(ctx, ds, []locomo.System{full}, locomo.Options{Mode: locomo.PerConversation, PerQuestion: true})
+	require.NoError(t, err)
+	abl, err := locomo.Ablate(ctx, ds, rep.Result(locomo.PerConversation, zbsystem.NameDefault),
+		append(arms[:1:1], locomo.AblationArm{ID: "nothing", System: again}), locomo.Options{})
+	require.NoError(t, err)
+	require.Len(t, abl.Arms, 2)
+	require.Equal(t, 7, abl.Questions)
+	for _, row := range abl.Arms {
+		require.NotNil(t, row.Context250, row.ID)
+		require.Positive(t, row.SearchMeanMillis, row.ID)
+	}
+	require.True(t, abl.Arms[1].Identical, "the full system again: %+v", abl.Arms[1])
+
+	// The arm's tenant has decay switched off, and only decay.
+	algs, err := noDecay.Coordinator().Algorithms(ctx, noDecay.Tenant(p.Tenant))
+	require.NoError(t, err)
+	for _, a := range algs {
+		require.Equal(t, a.ID != "decay", a.Enabled, a.ID)
+	}
+	algs, err = full.Coordinator().Algorithms(ctx, full.Tenant(p.Tenant))
+	require.NoError(t, err)
+	for _, a := range algs {
+		require.True(t, a.Enabled, a.ID)
+	}
+}

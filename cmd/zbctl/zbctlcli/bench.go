@@ -30,9 +30,10 @@ const (
 
 // benchSummary is the JSON output of 'zbctl bench locomo --json'.
 type benchSummary struct {
-	Out     string              `json:"out"`
-	Seconds float64             `json:"seconds"`
-	Results []benchSummaryEntry `json:"results"`
+	Out      string                 `json:"out"`
+	Seconds  float64                `json:"seconds"`
+	Results  []benchSummaryEntry    `json:"results"`
+	Ablation *locomo.AblationReport `json:"ablation,omitempty"`
 }
 
 type benchSummaryEntry struct {
@@ -47,11 +48,17 @@ type benchSummaryEntry struct {
 	SearchMs    float64                `json:"search_mean_millis"`
 }
 
+// benchLocomoFlags are the flags of 'zbctl bench locomo'.
+type benchLocomoFlags struct {
+	mode, systems, out     string
+	ablate, conversations  string
+	embedded, modeExplicit bool
+	k                      int
+}
+
 func (a *app) benchCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "bench", Short: "Run benchmarks"}
-	var mode, systems, out string
-	var embedded bool
-	var k int
+	var f benchLocomoFlags
 	loc := &cobra.Command{
 		Use:   "locomo [FILE]",
 		Short: "Run the LoCoMo retrieval benchmark (evidence within a context budget, and recall)",
@@ -72,32 +79,58 @@ too. Recall@k, P@5, MRR and NDCG@5 follow, with the mean size of a top-5 hit.
 Systems: bm25 (lexical only, single turns), bm25-w4 and bm25-w8 (the same over non-overlapping
 windows of 4 and 8 consecutive turns of one session), flat (vector only, hash embedder),
 zenbrain (coordinator recall with the lifecycle between sessions), zenbrain-nolife (the same
-with the lifecycle off).`,
+with the lifecycle off). --conversations runs only the conversations with these sample_ids.
+
+--ablate runs the mechanism ablation beside the usual results (per conversation only; it is the
+default mode then): for each registry id given ("all": every one, see 'zbctl algorithms list'),
+the zenbrain system with that mechanism switched off for its tenants ("zenbrain-no-<id>", one
+progress bar each) is compared question by question with zenbrain, which must be among
+--systems. ablation.json and ablation.md give, per mechanism, the mean change of the strict
+credit at 250 and 1000 tokens and of the context block's at 250 (negative: less evidence
+without it), with a two-sided Wilcoxon signed-rank test over questions, and whether the arm
+was identical to the full system on every question.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.benchLocomo(cmd.Context(), args, locomo.Mode(mode), systems, out, embedded, k)
+			f.modeExplicit = cmd.Flags().Changed("mode")
+			return a.benchLocomo(cmd.Context(), args, &f)
 		},
 	}
-	loc.Flags().StringVar(&mode, "mode", "both", "protocol: per-conversation, pool or both")
-	loc.Flags().StringVar(&systems, "systems", BenchSystemsDefault, "comma-separated systems: bm25, bm25-w4, bm25-w8, flat, zenbrain, zenbrain-nolife")
-	loc.Flags().StringVar(&out, "out", BenchOutDefault, "results directory")
-	loc.Flags().BoolVar(&embedded, "embedded", false, "start a throwaway local PostgreSQL cluster for the run")
-	intRangeVar(loc.Flags(), &k, "k", locomo.KDefault, locomo.KMin, locomo.KMax, fmt.Sprintf("hits requested per question (%d..%d)", locomo.KMin, locomo.KMax))
+	loc.Flags().StringVar(&f.mode, "mode", "both", "protocol: per-conversation, pool or both")
+	loc.Flags().StringVar(&f.systems, "systems", BenchSystemsDefault, "comma-separated systems: bm25, bm25-w4, bm25-w8, flat, zenbrain, zenbrain-nolife")
+	loc.Flags().StringVar(&f.out, "out", BenchOutDefault, "results directory")
+	loc.Flags().BoolVar(&f.embedded, "embedded", false, "start a throwaway local PostgreSQL cluster for the run")
+	intRangeVar(loc.Flags(), &f.k, "k", locomo.KDefault, locomo.KMin, locomo.KMax, fmt.Sprintf("hits requested per question (%d..%d)", locomo.KMin, locomo.KMax))
+	loc.Flags().StringVar(&f.ablate, "ablate", "", `registry ids to switch off one at a time against zenbrain, comma-separated, or "all"`)
+	loc.Flags().StringVar(&f.conversations, "conversations", "", "comma-separated sample_ids to run (default: every conversation)")
 	cmd.AddCommand(loc)
 	cmd.AddCommand(a.benchEvalCmds()...)
 	return cmd
 }
 
-func (a *app) benchLocomo(ctx context.Context, args []string, mode locomo.Mode, systems, out string, embedded bool, k int) error {
+func (a *app) benchLocomo(ctx context.Context, args []string, f *benchLocomoFlags) error {
+	mode, out, k := locomo.Mode(f.mode), f.out, f.k
 	if mode == "pool" {
 		mode = locomo.SharedPool
 	}
 	if _, err := mode.Modes(); err != nil {
 		return exitError{code: 2, err: err}
 	}
-	names, err := parseSystems(systems)
+	names, err := parseSystems(f.systems)
 	if err != nil {
 		return exitError{code: 2, err: err}
+	}
+	ablate, err := parseAblate(f.ablate)
+	if err != nil {
+		return exitError{code: 2, err: err}
+	}
+	if ablate != nil {
+		if f.modeExplicit && mode != locomo.PerConversation {
+			return exitError{code: 2, err: fmt.Errorf("--ablate runs per conversation only, not with --mode %s", f.mode)}
+		}
+		mode = locomo.PerConversation
+		if !slices.Contains(names, zbsystem.NameDefault) {
+			return exitError{code: 2, err: fmt.Errorf("--ablate compares with %s: add it to --systems", zbsystem.NameDefault)}
+		}
 	}
 	file := ""
 	if len(args) == 1 {
@@ -109,6 +142,11 @@ func (a *app) benchLocomo(ctx context.Context, args []string, mode locomo.Mode, 
 	if err != nil {
 		return err
 	}
+	if ids := evalSplitList(f.conversations); len(ids) > 0 {
+		if ds, err = ds.Select(ids); err != nil {
+			return exitError{code: 2, err: err}
+		}
+	}
 	var pool *pgxpool.Pool
 	needDB := false
 	for _, n := range names {
@@ -116,7 +154,7 @@ func (a *app) benchLocomo(ctx context.Context, args []string, mode locomo.Mode, 
 	}
 	if needDB {
 		var done func()
-		if pool, done, err = a.benchPool(ctx, embedded); err != nil {
+		if pool, done, err = a.benchPool(ctx, f.embedded); err != nil {
 			return err
 		}
 		defer done()
@@ -126,6 +164,7 @@ func (a *app) benchLocomo(ctx context.Context, args []string, mode locomo.Mode, 
 		return err
 	}
 	var syss []locomo.System
+	var fullCfg *zbsystem.Config
 	for i := 0; i < len(names); i++ {
 		n := names[i]
 		switch n {
@@ -140,6 +179,7 @@ func (a *app) benchLocomo(ctx context.Context, args []string, mode locomo.Mode, 
 					continue
 				}
 				cfg.Lifecycle = zbsystem.DefaultLifecycle
+				fullCfg = cfg
 			}
 			s, err := zbsystem.New(cfg)
 			if err != nil {
@@ -158,18 +198,25 @@ func (a *app) benchLocomo(ctx context.Context, args []string, mode locomo.Mode, 
 	if !a.json {
 		progress = a.stderr
 	}
-	rep, err := locomo.Run(ctx, ds, syss, locomo.Options{
-		Mode: mode, K: k, Progress: progress,
-		PlainProgress: !isTerminal(a.stderr),
-	})
+	opts := locomo.Options{Mode: mode, K: k, Progress: progress, PlainProgress: !isTerminal(a.stderr), PerQuestion: ablate != nil}
+	rep, err := locomo.Run(ctx, ds, syss, opts)
 	if err != nil {
 		return err
 	}
 	if err := locomo.WriteResults(out, rep); err != nil {
 		return err
 	}
+	var abl *locomo.AblationReport
+	if ablate != nil {
+		if abl, err = benchAblate(ctx, ds, rep, fullCfg, ablate, opts); err != nil {
+			return err
+		}
+		if err := locomo.WriteAblation(out, abl); err != nil {
+			return err
+		}
+	}
 	if a.json {
-		sum := benchSummary{Out: out, Seconds: rep.Seconds}
+		sum := benchSummary{Out: out, Seconds: rep.Seconds, Ablation: abl}
 		for _, r := range rep.Results {
 			all, _ := r.Group(locomo.GroupAll)
 			c14, _ := r.Group(locomo.Group1to4)
@@ -198,6 +245,9 @@ func (a *app) benchLocomo(ctx context.Context, args []string, mode locomo.Mode, 
 		fmt.Fprintf(a.stdout, " %6.3f %6.3f %6.3f %6.3f %7.3f %5.2f\n", g.Recall5, g.Recall10, g.P5, g.MRR, g.NDCG5, r.Top5Sources)
 	}
 	fmt.Fprintf(a.stdout, "wrote %s, %s and %s to %s in %.0f s\n", locomo.ResultsJSON, locomo.ResultsMarkdown, locomo.ResultsChart, out, rep.Seconds)
+	if abl != nil {
+		a.printAblation(abl, out)
+	}
 	return nil
 }
 

@@ -88,3 +88,79 @@ func TestBenchLocomo(t *testing.T) {
 		require.NotEqual(t, 0, r.code, args)
 	}
 }
+
+// TestBenchLocomoAblate runs 'zbctl bench locomo --ablate' on the synthetic fixture and checks
+// that bad ablation flags are refused with exit code 2 before any work.
+func TestBenchLocomoAblate(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join("..", "..", "..", "bench", "locomo", "zbsystem", "testdata", "synthetic-locomo.json")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--ablate", "telepathy"}, `--ablate: unknown algorithm "telepathy" (known: decay,`},
+		{[]string{"--ablate", "decay", "--mode", "pool"}, "--ablate runs per conversation only, not with --mode pool"},
+		{[]string{"--ablate", "all", "--mode", "both"}, "--ablate runs per conversation only, not with --mode both"},
+		{[]string{"--ablate", "decay", "--systems", "bm25"}, "--ablate compares with zenbrain: add it to --systems"},
+		{[]string{"--conversations", "conv-26,synth-1", "--systems", "bm25"}, `unknown "conv-26" (known: synth-1)`},
+	} {
+		r := run(t, map[string]string{}, append([]string{"bench", "locomo", file, "--out", dir}, tc.args...)...)
+		require.Equal(t, 2, r.code, "%v: %s", tc.args, r.stderr)
+		require.Contains(t, r.stderr, tc.want, tc.args)
+	}
+
+	out := filepath.Join(dir, "results")
+	env := map[string]string{"ZB_DATABASE_URL": zbtest.DB(t, nil), "ZB_HOME": filepath.Join(dir, "nohome")}
+	r := run(t, env, "bench", "locomo", file, "--out", out, "--systems", "zenbrain,bm25", "--conversations", "synth-1",
+		"--ablate", "gwt,decay", "--json")
+	require.Equal(t, 0, r.code, r.stderr)
+	var sum struct {
+		Results []struct {
+			Mode   string `json:"mode"`
+			System string `json:"system"`
+		} `json:"results"`
+		Ablation struct {
+			Conversations []string `json:"conversations"`
+			Questions     int      `json:"questions"`
+			Full          struct {
+				System string `json:"system"`
+			} `json:"full"`
+			Arms []struct {
+				ID         string              `json:"id"`
+				System     string              `json:"system"`
+				Strict250  struct{ P float64 } `json:"strict_250"`
+				Context250 *struct{ N int }    `json:"context_250"`
+			} `json:"arms"`
+		} `json:"ablation"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &sum), r.stdout)
+	require.Len(t, sum.Results, 2, "per conversation only")
+	for _, res := range sum.Results {
+		require.Equal(t, "per-conversation", res.Mode)
+	}
+	a := sum.Ablation
+	require.Equal(t, []string{"synth-1"}, a.Conversations)
+	require.Equal(t, 7, a.Questions)
+	require.Equal(t, "zenbrain", a.Full.System)
+	require.Len(t, a.Arms, 2)
+	require.Equal(t, []string{"decay", "gwt"}, []string{a.Arms[0].ID, a.Arms[1].ID}, "registry order")
+	require.Equal(t, "zenbrain-no-decay", a.Arms[0].System)
+	for _, arm := range a.Arms {
+		require.Positive(t, arm.Strict250.P)
+		require.NotNil(t, arm.Context250)
+	}
+	for _, f := range []string{"results.json", "results.md", "recall5.png", "ablation.json", "ablation.md"} {
+		st, err := os.Stat(filepath.Join(out, f))
+		require.NoError(t, err)
+		require.Positive(t, st.Size(), f)
+	}
+
+	// Without --mode the ablation runs per conversation; the text output has its table.
+	r = run(t, env, "bench", "locomo", file, "--out", out, "--systems", "zenbrain", "--ablate", "triple_copy")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, "ablation against zenbrain (7 questions")
+	require.Contains(t, r.stdout, "triple_copy")
+	require.Contains(t, r.stdout, "wrote ablation.json and ablation.md to "+out)
+	require.Contains(t, r.stderr, "zenbrain-no-triple_copy", "a progress bar per arm")
+}
